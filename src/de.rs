@@ -1,0 +1,665 @@
+//! The deserializer: Kiln's positional layout read back into serde's data
+//! model.
+//!
+//! Every byte of a bare record is read here (the fixed-size reads go
+//! through [`crate::read`]). The reader is strict: a byte that is not what
+//! the layout allows is an error at its offset, never a guess. Because the
+//! bytes carry no names and no types, the type being read drives every
+//! step, and serde features that need the input to describe itself
+//! (`deserialize_any` and friends) are refused with an error that names them.
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::Options;
+use crate::read::{IoRead, Read, Reference, SliceRead};
+
+/// What `deserialize_any` users should know.
+const ANY_FEATURES: &str = "#[serde(untagged)] enums, internally or adjacently tagged enums \
+     (#[serde(tag = ...)]), #[serde(flatten)] and self-describing types such as serde_json::Value";
+const IDENTIFIER_FEATURES: &str = "field names, which Kiln does not write; they are read by \
+     #[serde(flatten)] structs and by structs deserialized from maps";
+const IGNORED_ANY_FEATURES: &str = "skipping a value of unknown type (serde::de::IgnoredAny, \
+     unknown fields), which a format without types or lengths cannot do";
+
+/// A serde `Deserializer` that reads Kiln bytes from a [`Read`].
+///
+/// Most callers use [`crate::from_slice`] or [`crate::from_reader`]; this
+/// type is for those who drive serde themselves, or read several records
+/// one after the other:
+///
+/// ```
+/// use serde::Deserialize;
+///
+/// let bytes = [1, 0, 2, 0];
+/// let mut de = kiln::Deserializer::from_slice(&bytes);
+/// let a = u16::deserialize(&mut de)?;
+/// let b = u16::deserialize(&mut de)?;
+/// de.end()?;
+/// assert_eq!((a, b), (1, 2));
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub struct Deserializer<R> {
+    read: R,
+    depth_left: u32,
+    zero_sized_left: u64,
+    options: Options,
+}
+
+impl<'de> Deserializer<SliceRead<'de>> {
+    /// Reads from a byte slice, with default [`Options`].
+    pub fn from_slice(bytes: &'de [u8]) -> Self {
+        Deserializer::new(SliceRead::new(bytes))
+    }
+}
+
+impl<R: std::io::Read> Deserializer<IoRead<R>> {
+    /// Reads from an `io::Read`, with default [`Options`].
+    pub fn from_reader(reader: R) -> Self {
+        Deserializer::new(IoRead::new(reader))
+    }
+}
+
+impl<'de, R: Read<'de>> Deserializer<R> {
+    /// Reads from `read` with default [`Options`].
+    pub fn new(read: R) -> Self {
+        Self::with_options(read, Options::default())
+    }
+
+    /// Reads from `read` with the given limits.
+    pub fn with_options(mut read: R, options: Options) -> Self {
+        read.set_byte_limit(options.byte_limit);
+        Deserializer {
+            read,
+            depth_left: options.max_depth,
+            zero_sized_left: options.zero_sized_limit,
+            options,
+        }
+    }
+
+    /// Checks that the whole input was read.
+    ///
+    /// # Errors
+    /// [`ErrorKind::TrailingBytes`] if bytes remain.
+    pub fn end(&mut self) -> Result<()> {
+        self.read.end()
+    }
+
+    /// Bytes consumed so far.
+    pub fn offset(&self) -> u64 {
+        self.read.offset()
+    }
+
+    /// The underlying reader.
+    pub fn into_read(self) -> R {
+        self.read
+    }
+
+    /// The limits in force.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Resets the per-record budgets (depth, zero-sized elements) so that
+    /// the next record starts afresh; used when reading records in a row.
+    pub fn reset_budgets(&mut self) {
+        self.depth_left = self.options.max_depth;
+        self.zero_sized_left = self.options.zero_sized_limit;
+    }
+
+    #[inline]
+    fn read_u8(&mut self, expected: &'static str) -> Result<u8> {
+        self.read.read_array::<1>(expected).map(|[b]| b)
+    }
+
+    #[inline]
+    fn read_u32(&mut self, expected: &'static str) -> Result<u32> {
+        self.read.read_array::<4>(expected).map(u32::from_le_bytes)
+    }
+
+    /// Reads a count and checks it against what the rest of the input can
+    /// hold: every element takes at least one byte, except zero-byte ones,
+    /// which draw on the zero-sized budget.
+    #[inline]
+    pub(crate) fn read_count(&mut self) -> Result<u32> {
+        let count = self.read_u32("count (u32)")?;
+        if let Some(remaining) = self.read.remaining() {
+            let max = remaining.saturating_add(self.zero_sized_left);
+            if u64::from(count) > max {
+                return Err(Error::at(
+                    ErrorKind::CountTooLarge {
+                        count: count.into(),
+                        max,
+                    },
+                    self.read.offset() - 4,
+                ));
+            }
+        }
+        Ok(count)
+    }
+
+    /// Counts an element that took no bytes against the budget.
+    #[cold]
+    fn charge_zero_sized(&mut self) -> Result<()> {
+        if self.zero_sized_left == 0 {
+            return Err(Error::at(
+                ErrorKind::ZeroSizedLimit {
+                    limit: self.options.zero_sized_limit,
+                },
+                self.read.offset(),
+            ));
+        }
+        self.zero_sized_left -= 1;
+        Ok(())
+    }
+
+    /// Runs `f` one nesting level deeper.
+    #[inline]
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.depth_left == 0 {
+            return Err(Error::at(
+                ErrorKind::DepthLimit {
+                    limit: self.options.max_depth,
+                },
+                self.read.offset(),
+            ));
+        }
+        self.depth_left -= 1;
+        let out = f(self);
+        self.depth_left += 1;
+        out
+    }
+
+    /// Reads a count-prefixed byte string.
+    #[inline]
+    fn read_counted_bytes<'s>(
+        &'s mut self,
+        expected: &'static str,
+    ) -> Result<(u64, Reference<'de, 's, [u8]>)> {
+        let len = self.read_u32("count (u32)")? as usize;
+        let start = self.read.offset();
+        Ok((start, self.read.read_bytes(len, expected)?))
+    }
+
+    /// Reads a sequence of `count` elements, checking the visitor takes all.
+    fn visit_counted<V: Visitor<'de>>(&mut self, count: u32, visitor: V) -> Result<V::Value> {
+        self.nested(|de| {
+            let mut access = CountedAccess {
+                de,
+                left: count,
+                index: 0,
+                entry_start: 0,
+            };
+            let value = visitor.visit_seq(&mut access)?;
+            access.finish(count)?;
+            Ok(value)
+        })
+    }
+
+    /// Reads a tuple, tuple struct or struct: `len` values, no count.
+    fn visit_fixed<V: Visitor<'de>>(
+        &mut self,
+        len: usize,
+        fields: Option<&'static [&'static str]>,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.nested(|de| {
+            let mut access = FixedAccess {
+                de,
+                len,
+                index: 0,
+                fields,
+            };
+            let value = visitor.visit_seq(&mut access)?;
+            if access.index != access.len {
+                let offset = access.de.read.offset();
+                return Err(Error::at(
+                    ErrorKind::LengthMismatch {
+                        declared: len as u64,
+                        actual: access.index as u64,
+                    },
+                    offset,
+                ));
+            }
+            Ok(value)
+        })
+    }
+}
+
+macro_rules! read_number {
+    ($($method:ident => $visit:ident($ty:ty),)*) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            const N: usize = std::mem::size_of::<$ty>();
+            let v = <$ty>::from_le_bytes(self.read.read_array::<N>(stringify!($ty))?);
+            visitor.$visit(v).map_err(|e: Error| e.or_offset(self.read.offset() - N as u64))
+        }
+    )*};
+}
+
+impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::at(
+            ErrorKind::Unsupported {
+                method: "deserialize_any",
+                features: ANY_FEATURES,
+            },
+            self.read.offset(),
+        ))
+    }
+
+    #[inline]
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let offset = self.read.offset();
+        let v = match self.read_u8("bool")? {
+            0 => false,
+            1 => true,
+            b => return Err(Error::at(ErrorKind::InvalidBool(b), offset)),
+        };
+        visitor
+            .visit_bool(v)
+            .map_err(|e: Error| e.or_offset(offset))
+    }
+
+    read_number! {
+        deserialize_i8 => visit_i8(i8),
+        deserialize_i16 => visit_i16(i16),
+        deserialize_i32 => visit_i32(i32),
+        deserialize_i64 => visit_i64(i64),
+        deserialize_i128 => visit_i128(i128),
+        deserialize_u8 => visit_u8(u8),
+        deserialize_u16 => visit_u16(u16),
+        deserialize_u32 => visit_u32(u32),
+        deserialize_u64 => visit_u64(u64),
+        deserialize_u128 => visit_u128(u128),
+        deserialize_f32 => visit_f32(f32),
+        deserialize_f64 => visit_f64(f64),
+    }
+
+    #[inline]
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let offset = self.read.offset();
+        let v = self.read_u32("char (u32)")?;
+        match char::from_u32(v) {
+            Some(c) => visitor
+                .visit_char(c)
+                .map_err(|e: Error| e.or_offset(offset)),
+            None => Err(Error::at(ErrorKind::InvalidChar(v), offset)),
+        }
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let (start, bytes) = self.read_counted_bytes("string bytes")?;
+        match bytes {
+            Reference::Borrowed(b) => visitor.visit_borrowed_str(utf8(b, start)?),
+            Reference::Copied(b) => visitor.visit_str(utf8(b, start)?),
+        }
+        .map_err(|e: Error| e.or_offset(start))
+    }
+
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    #[inline]
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let (start, bytes) = self.read_counted_bytes("byte string bytes")?;
+        match bytes {
+            Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
+            Reference::Copied(b) => visitor.visit_bytes(b),
+        }
+        .map_err(|e: Error| e.or_offset(start))
+    }
+
+    #[inline]
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_bytes(visitor)
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let offset = self.read.offset();
+        match self.read_u8("option tag")? {
+            0 => visitor.visit_none().map_err(|e: Error| e.or_offset(offset)),
+            1 => self.nested(|de| visitor.visit_some(de)),
+            b => Err(Error::at(ErrorKind::InvalidOptionTag(b), offset)),
+        }
+    }
+
+    #[inline]
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor
+            .visit_unit()
+            .map_err(|e: Error| e.or_offset(self.read.offset()))
+    }
+
+    #[inline]
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_unit(visitor)
+    }
+
+    #[inline]
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.nested(|de| visitor.visit_newtype_struct(de))
+            .map_err(|e| e.in_container(name))
+    }
+
+    #[inline]
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let count = self.read_count()?;
+        self.visit_counted(count, visitor)
+    }
+
+    #[inline]
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        self.visit_fixed(len, None, visitor)
+    }
+
+    #[inline]
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.visit_fixed(len, None, visitor)
+            .map_err(|e| e.in_container(name))
+    }
+
+    #[inline]
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let count = self.read_count()?;
+        self.nested(|de| {
+            let mut access = CountedAccess {
+                de,
+                left: count,
+                index: 0,
+                entry_start: 0,
+            };
+            let value = visitor.visit_map(&mut access)?;
+            access.finish(count)?;
+            Ok(value)
+        })
+    }
+
+    #[inline]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.visit_fixed(fields.len(), Some(fields), visitor)
+            .map_err(|e| e.in_container(name))
+    }
+
+    #[inline]
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.nested(|de| visitor.visit_enum(EnumAccess { de, name, variants }))
+            .map_err(|e| e.in_container(name))
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::at(
+            ErrorKind::Unsupported {
+                method: "deserialize_identifier",
+                features: IDENTIFIER_FEATURES,
+            },
+            self.read.offset(),
+        ))
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::at(
+            ErrorKind::Unsupported {
+                method: "deserialize_ignored_any",
+                features: IGNORED_ANY_FEATURES,
+            },
+            self.read.offset(),
+        ))
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// Checks string bytes that begin at `start`; the error points at the
+/// first byte that is not valid UTF-8.
+#[inline]
+fn utf8(bytes: &[u8], start: u64) -> Result<&str> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        Error::at(
+            ErrorKind::InvalidUtf8 {
+                valid_up_to: e.valid_up_to(),
+            },
+            start + e.valid_up_to() as u64,
+        )
+    })
+}
+
+/// Elements of a sequence or entries of a map, behind a count.
+struct CountedAccess<'a, R> {
+    de: &'a mut Deserializer<R>,
+    left: u32,
+    index: u64,
+    /// Offset at which the current map entry began.
+    entry_start: u64,
+}
+
+impl<'de, R: Read<'de>> CountedAccess<'_, R> {
+    #[inline]
+    fn hint(&self) -> Option<usize> {
+        // Slices: never more than the bytes left could hold. Streams: no
+        // hint, so nothing is reserved on the word of the input.
+        self.de
+            .read
+            .remaining()
+            .map(|r| (self.left as u64).min(r) as usize)
+    }
+
+    fn finish(&self, count: u32) -> Result<()> {
+        if self.left == 0 {
+            return Ok(());
+        }
+        Err(Error::at(
+            ErrorKind::LengthMismatch {
+                declared: count.into(),
+                actual: u64::from(count - self.left),
+            },
+            self.de.read.offset(),
+        ))
+    }
+}
+
+impl<'de, R: Read<'de>> de::SeqAccess<'de> for CountedAccess<'_, R> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let start = self.de.read.offset();
+        let value = seed
+            .deserialize(&mut *self.de)
+            .map_err(|e: Error| e.or_offset(start).in_index(self.index))?;
+        if self.de.read.offset() == start {
+            self.de.charge_zero_sized()?;
+        }
+        self.index += 1;
+        Ok(Some(value))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> Option<usize> {
+        self.hint()
+    }
+}
+
+impl<'de, R: Read<'de>> de::MapAccess<'de> for CountedAccess<'_, R> {
+    type Error = Error;
+
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let start = self.de.read.offset();
+        self.entry_start = start;
+        seed.deserialize(&mut *self.de)
+            .map(Some)
+            .map_err(|e: Error| e.or_offset(start).in_entry(self.index))
+    }
+
+    #[inline]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let start = self.de.read.offset();
+        let value = seed
+            .deserialize(&mut *self.de)
+            .map_err(|e: Error| e.or_offset(start).in_entry(self.index))?;
+        if self.de.read.offset() == self.entry_start {
+            self.de.charge_zero_sized()?;
+        }
+        self.index += 1;
+        Ok(value)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> Option<usize> {
+        self.hint()
+    }
+}
+
+/// The values of a tuple, tuple struct or struct: a fixed number, no count.
+struct FixedAccess<'a, R> {
+    de: &'a mut Deserializer<R>,
+    len: usize,
+    index: usize,
+    fields: Option<&'static [&'static str]>,
+}
+
+impl<'de, R: Read<'de>> de::SeqAccess<'de> for FixedAccess<'_, R> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.index == self.len {
+            return Ok(None);
+        }
+        let index = self.index;
+        self.index += 1;
+        let start = self.de.read.offset();
+        let fields = self.fields;
+        seed.deserialize(&mut *self.de).map(Some).map_err(|e| {
+            let e = e.or_offset(start);
+            match fields.and_then(|f| f.get(index)) {
+                Some(name) => e.in_field(name),
+                None => e.in_position(index),
+            }
+        })
+    }
+
+    #[inline]
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.len - self.index)
+    }
+}
+
+/// An enum: the variant index, then the payload.
+struct EnumAccess<'a, R> {
+    de: &'a mut Deserializer<R>,
+    name: &'static str,
+    variants: &'static [&'static str],
+}
+
+impl<'de, 'a, R: Read<'de>> de::EnumAccess<'de> for EnumAccess<'a, R> {
+    type Error = Error;
+    type Variant = VariantAccess<'a, R>;
+
+    #[inline]
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self::Variant)> {
+        let offset = self.de.read.offset();
+        let index = self.de.read_u32("variant index (u32)")?;
+        let Some(&variant) = self.variants.get(index as usize) else {
+            return Err(Error::at(
+                ErrorKind::UnknownVariant {
+                    enum_name: self.name,
+                    index,
+                    variants: self.variants.len(),
+                },
+                offset,
+            ));
+        };
+        let de: de::value::U32Deserializer<Error> = index.into_deserializer();
+        let value = seed
+            .deserialize(de)
+            .map_err(|e: Error| e.or_offset(offset))?;
+        Ok((
+            value,
+            VariantAccess {
+                de: self.de,
+                variant,
+            },
+        ))
+    }
+}
+
+/// The payload of the variant just read.
+struct VariantAccess<'a, R> {
+    de: &'a mut Deserializer<R>,
+    variant: &'static str,
+}
+
+impl<'de, R: Read<'de>> de::VariantAccess<'de> for VariantAccess<'_, R> {
+    type Error = Error;
+
+    #[inline]
+    fn unit_variant(self) -> Result<()> {
+        Ok(())
+    }
+
+    #[inline]
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        let start = self.de.read.offset();
+        seed.deserialize(&mut *self.de)
+            .map_err(|e: Error| e.or_offset(start).in_variant(self.variant))
+    }
+
+    #[inline]
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        self.de
+            .visit_fixed(len, None, visitor)
+            .map_err(|e| e.in_variant(self.variant))
+    }
+
+    #[inline]
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.de
+            .visit_fixed(fields.len(), Some(fields), visitor)
+            .map_err(|e| e.in_variant(self.variant))
+    }
+}

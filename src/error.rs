@@ -1,0 +1,359 @@
+//! The one error type of the crate.
+//!
+//! Every failure, whether it happens while writing or while reading, is an
+//! [`Error`]. An error is a pointer to a boxed record, so a `Result<T, Error>`
+//! costs one word beyond `T`. The record holds:
+//!
+//! * the [`ErrorKind`]: what went wrong, with the expected and found values;
+//! * the byte offset at which it went wrong, for errors found while reading;
+//! * the field path (`Scene.meshes[3].name`), gathered for free while the
+//!   error travels back up through the nested values.
+//!
+//! Each kind has a stable, language-neutral code ([`ErrorKind::code`]) used by
+//! the must-reject vectors in `spec/vectors/`.
+
+use std::fmt::{self, Display};
+use std::io;
+
+/// `Result` with the crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An error from encoding or decoding Kiln bytes.
+///
+/// ```
+/// let err = kiln::from_slice::<bool>(&[7]).unwrap_err();
+/// assert_eq!(err.kind().code(), "invalid-bool");
+/// assert_eq!(err.offset(), Some(0));
+/// assert_eq!(err.to_string(), "invalid bool: expected 00 or 01, found 07 at byte 0");
+/// ```
+pub struct Error(Box<ErrorImpl>);
+
+struct ErrorImpl {
+    kind: ErrorKind,
+    offset: Option<u64>,
+    /// Path segments, innermost first: pushed while the error unwinds.
+    path: Vec<Segment>,
+}
+
+/// One step of the path from the outermost value to the one that failed.
+#[derive(Clone, Copy, Debug)]
+enum Segment {
+    /// A struct or enum passed on the way out; only the outermost is shown.
+    Container(&'static str),
+    Field(&'static str),
+    Position(usize),
+    Index(u64),
+    Entry(u64),
+    Variant(&'static str),
+}
+
+/// What went wrong.
+///
+/// The enum is `#[non_exhaustive]`: later versions may add kinds, so match
+/// with a wildcard arm. [`ErrorKind::code`] gives a stable short name.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    // ----- decoding: the bytes -----
+    /// The input ended inside a value.
+    #[error(
+        "unexpected end of input: expected {expected} ({needed} bytes), found {available} bytes"
+    )]
+    UnexpectedEnd {
+        /// What was being read.
+        expected: &'static str,
+        /// How many bytes it needed.
+        needed: u64,
+        /// How many bytes were left.
+        available: u64,
+    },
+    /// A `bool` byte other than `00` or `01`.
+    #[error("invalid bool: expected 00 or 01, found {0:02x}")]
+    InvalidBool(u8),
+    /// An `Option` tag other than `00` or `01`.
+    #[error("invalid option tag: expected 00 or 01, found {0:02x}")]
+    InvalidOptionTag(u8),
+    /// A `char` that is a surrogate or above `0x10FFFF`.
+    #[error("invalid char: expected a Unicode scalar value, found {0:#x}")]
+    InvalidChar(u32),
+    /// String bytes that are not UTF-8.
+    #[error(
+        "invalid UTF-8: expected a string, found a bad sequence after {valid_up_to} valid bytes"
+    )]
+    InvalidUtf8 {
+        /// Length of the longest valid UTF-8 prefix.
+        valid_up_to: usize,
+    },
+    /// An enum variant index the type does not have.
+    #[error(
+        "unknown variant: expected an index below {variants} for enum {enum_name}, found {index}"
+    )]
+    UnknownVariant {
+        /// The enum's name.
+        enum_name: &'static str,
+        /// The index found in the input.
+        index: u32,
+        /// How many variants the reader's type has.
+        variants: usize,
+    },
+    /// A count larger than the rest of the input can possibly hold.
+    #[error(
+        "count too large: the remaining input holds at most {max} elements, found a count of {count}"
+    )]
+    CountTooLarge {
+        /// The count found in the input.
+        count: u64,
+        /// The most the remaining bytes could hold.
+        max: u64,
+    },
+    /// More zero-byte elements than [`Options::zero_sized_limit`](crate::Options::zero_sized_limit) allows.
+    #[error("too many zero-byte elements: the limit is {limit}")]
+    ZeroSizedLimit {
+        /// The limit in force.
+        limit: u64,
+    },
+    /// Values nested deeper than [`Options::max_depth`](crate::Options::max_depth).
+    #[error("nesting too deep: the limit is {limit} levels")]
+    DepthLimit {
+        /// The limit in force.
+        limit: u32,
+    },
+    /// A reader produced more bytes than [`Options::byte_limit`](crate::Options::byte_limit).
+    #[error("input longer than the byte limit of {limit}")]
+    ByteLimit {
+        /// The limit in force.
+        limit: u64,
+    },
+    /// Bytes were left after the record.
+    #[error("trailing bytes: expected end of input, found {count} more bytes")]
+    TrailingBytes {
+        /// How many (for readers: at least how many).
+        count: u64,
+    },
+    /// The type asked for something a positional format cannot answer.
+    #[error("unsupported: Kiln is positional and cannot answer `{method}`, which {features} need")]
+    Unsupported {
+        /// The serde method that was called.
+        method: &'static str,
+        /// The serde features that lead to that call.
+        features: &'static str,
+    },
+    // ----- encoding -----
+    /// A `Serialize` impl skipped a field (`#[serde(skip_serializing_if)]`).
+    #[error(
+        "field `{container}.{field}` was skipped (skip_serializing_if?): a positional reader cannot know that a field is missing"
+    )]
+    SkippedField {
+        /// The struct.
+        container: &'static str,
+        /// The field left out.
+        field: &'static str,
+    },
+    /// A length that does not fit the 32-bit count.
+    #[error("length {len} does not fit in the 32-bit count")]
+    CountOverflow {
+        /// The length that was asked for.
+        len: u64,
+    },
+    /// A `Serialize` impl wrote a different number of elements than it declared.
+    #[error("length mismatch: declared {declared} elements, wrote {actual}")]
+    LengthMismatch {
+        /// The length given to `serialize_seq` or `serialize_map`.
+        declared: u64,
+        /// The number of elements actually written.
+        actual: u64,
+    },
+    /// A map entry was written without its key or value.
+    #[error("map entry written without its key or its value")]
+    MapEntryIncomplete,
+    // ----- either side -----
+    /// An I/O error from the underlying reader or writer.
+    #[error("I/O error: {0}")]
+    Io(io::Error),
+    /// A message from a `Serialize` or `Deserialize` impl (`Error::custom`).
+    #[error("{0}")]
+    Custom(String),
+}
+
+impl ErrorKind {
+    /// A stable, language-neutral name for the kind, as used in
+    /// `spec/vectors/` must-reject cases.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ErrorKind::UnexpectedEnd { .. } => "unexpected-end",
+            ErrorKind::InvalidBool(_) => "invalid-bool",
+            ErrorKind::InvalidOptionTag(_) => "invalid-option-tag",
+            ErrorKind::InvalidChar(_) => "invalid-char",
+            ErrorKind::InvalidUtf8 { .. } => "invalid-utf8",
+            ErrorKind::UnknownVariant { .. } => "unknown-variant",
+            ErrorKind::CountTooLarge { .. } => "count-too-large",
+            ErrorKind::ZeroSizedLimit { .. } => "zero-sized-limit",
+            ErrorKind::DepthLimit { .. } => "depth-limit",
+            ErrorKind::ByteLimit { .. } => "byte-limit",
+            ErrorKind::TrailingBytes { .. } => "trailing-bytes",
+            ErrorKind::Unsupported { .. } => "unsupported",
+            ErrorKind::SkippedField { .. } => "skipped-field",
+            ErrorKind::CountOverflow { .. } => "count-overflow",
+            ErrorKind::LengthMismatch { .. } => "length-mismatch",
+            ErrorKind::MapEntryIncomplete => "map-entry-incomplete",
+            ErrorKind::Io(_) => "io",
+            ErrorKind::Custom(_) => "custom",
+        }
+    }
+}
+
+impl Error {
+    /// An error of `kind` at byte `offset`.
+    #[cold]
+    pub(crate) fn at(kind: ErrorKind, offset: u64) -> Self {
+        Error(Box::new(ErrorImpl {
+            kind,
+            offset: Some(offset),
+            path: Vec::new(),
+        }))
+    }
+
+    /// An error of `kind` with no position (encoding errors).
+    #[cold]
+    pub(crate) fn new(kind: ErrorKind) -> Self {
+        Error(Box::new(ErrorImpl {
+            kind,
+            offset: None,
+            path: Vec::new(),
+        }))
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.0.kind
+    }
+
+    /// The byte offset, from the start of the input, at which decoding failed.
+    ///
+    /// `None` for errors found while encoding.
+    pub fn offset(&self) -> Option<u64> {
+        self.0.offset
+    }
+
+    /// The path from the outermost value to the one that failed, such as
+    /// `Scene.meshes[3].name`, or `None` if the error happened at the top.
+    pub fn path(&self) -> Option<String> {
+        use fmt::Write;
+        if self.0.path.is_empty() {
+            return None;
+        }
+        let mut out = String::new();
+        for (i, seg) in self.0.path.iter().rev().enumerate() {
+            let _ = match *seg {
+                Segment::Container(name) if i == 0 => write!(out, "{name}"),
+                Segment::Container(_) => Ok(()),
+                Segment::Field(name) => write!(out, ".{name}"),
+                Segment::Position(p) => write!(out, ".{p}"),
+                Segment::Index(p) => write!(out, "[{p}]"),
+                Segment::Entry(p) => write!(out, "{{{p}}}"),
+                Segment::Variant(name) => write!(out, "::{name}"),
+            };
+        }
+        if out.is_empty() { None } else { Some(out) }
+    }
+
+    /// Sets the offset if the error does not carry one yet (errors raised by
+    /// visitors through `de::Error::custom` learn their position this way).
+    #[cold]
+    pub(crate) fn or_offset(mut self, offset: u64) -> Self {
+        if self.0.offset.is_none() {
+            self.0.offset = Some(offset);
+        }
+        self
+    }
+
+    #[cold]
+    pub(crate) fn in_container(mut self, name: &'static str) -> Self {
+        self.0.path.push(Segment::Container(name));
+        self
+    }
+
+    #[cold]
+    pub(crate) fn in_field(mut self, name: &'static str) -> Self {
+        self.0.path.push(Segment::Field(name));
+        self
+    }
+
+    #[cold]
+    pub(crate) fn in_position(mut self, pos: usize) -> Self {
+        self.0.path.push(Segment::Position(pos));
+        self
+    }
+
+    #[cold]
+    pub(crate) fn in_index(mut self, index: u64) -> Self {
+        self.0.path.push(Segment::Index(index));
+        self
+    }
+
+    #[cold]
+    pub(crate) fn in_entry(mut self, index: u64) -> Self {
+        self.0.path.push(Segment::Entry(index));
+        self
+    }
+
+    #[cold]
+    pub(crate) fn in_variant(mut self, name: &'static str) -> Self {
+        self.0.path.push(Segment::Variant(name));
+        self
+    }
+}
+
+impl Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Display::fmt(&self.0.kind, f)?;
+        if let Some(offset) = self.0.offset {
+            write!(f, " at byte {offset}")?;
+        }
+        if let Some(path) = self.path() {
+            write!(f, " in {path}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Error");
+        d.field("kind", &self.0.kind);
+        if let Some(offset) = self.0.offset {
+            d.field("offset", &offset);
+        }
+        if let Some(path) = self.path() {
+            d.field("path", &path);
+        }
+        d.finish()
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.0.kind {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Self {
+        Error::new(ErrorKind::Io(e))
+    }
+}
+
+impl serde::ser::Error for Error {
+    fn custom<T: Display>(msg: T) -> Self {
+        Error::new(ErrorKind::Custom(msg.to_string()))
+    }
+}
+
+impl serde::de::Error for Error {
+    fn custom<T: Display>(msg: T) -> Self {
+        Error::new(ErrorKind::Custom(msg.to_string()))
+    }
+}

@@ -1,0 +1,114 @@
+//! Decoding limits.
+//!
+//! Limits protect a reader from hostile input. None of them changes a single
+//! byte that is written or the meaning of any byte that is read: a value
+//! either decodes the same under every setting or is rejected.
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use crate::de::Deserializer;
+use crate::error::Result;
+use crate::read::{IoRead, SliceRead};
+
+/// Default for [`Options::max_depth`].
+pub const DEFAULT_MAX_DEPTH: u32 = 128;
+/// Default for [`Options::zero_sized_limit`].
+pub const DEFAULT_ZERO_SIZED_LIMIT: u64 = 1 << 20;
+/// Default for [`Options::byte_limit`]: 1 GiB.
+pub const DEFAULT_BYTE_LIMIT: u64 = 1 << 30;
+
+/// Limits for decoding, with the builder methods that set them.
+///
+/// ```
+/// #[derive(serde::Deserialize, Debug, PartialEq)]
+/// struct Point { x: i32, y: i32 }
+///
+/// let bytes = [0x09, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff];
+/// let opts = kiln::Options::new().max_depth(8).byte_limit(1024);
+/// let p: Point = opts.from_slice(&bytes)?;
+/// assert_eq!(p, Point { x: 9, y: -4 });
+/// let q: Point = opts.from_reader(&bytes[..])?;
+/// assert_eq!(q, p);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub(crate) max_depth: u32,
+    pub(crate) zero_sized_limit: u64,
+    pub(crate) byte_limit: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_depth: DEFAULT_MAX_DEPTH,
+            zero_sized_limit: DEFAULT_ZERO_SIZED_LIMIT,
+            byte_limit: DEFAULT_BYTE_LIMIT,
+        }
+    }
+}
+
+impl Options {
+    /// The defaults: depth 128, 2^20 zero-byte elements, 1 GiB from readers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How deeply values may nest (structs, enums, sequences, maps, options,
+    /// tuples, newtypes) before decoding stops with
+    /// [`ErrorKind::DepthLimit`](crate::ErrorKind::DepthLimit).
+    pub fn max_depth(mut self, depth: u32) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// How many elements that occupy no bytes (such as `()` in `Vec<()>`)
+    /// one decode may produce in all. Without it, a four-byte count could make
+    /// the reader loop four billion times.
+    pub fn zero_sized_limit(mut self, limit: u64) -> Self {
+        self.zero_sized_limit = limit;
+        self
+    }
+
+    /// How many bytes a decode from an `io::Read` may consume.
+    pub fn byte_limit(mut self, limit: u64) -> Self {
+        self.byte_limit = limit;
+        self
+    }
+
+    /// [`crate::from_slice`] with these limits.
+    ///
+    /// # Errors
+    /// As [`crate::from_slice`].
+    pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+        let mut de = Deserializer::with_options(SliceRead::new(bytes), *self);
+        let value = T::deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    }
+
+    /// [`crate::take_from_slice`] with these limits.
+    ///
+    /// # Errors
+    /// As [`crate::take_from_slice`].
+    pub fn take_from_slice<'de, T: Deserialize<'de>>(
+        &self,
+        bytes: &'de [u8],
+    ) -> Result<(T, &'de [u8])> {
+        let mut de = Deserializer::with_options(SliceRead::new(bytes), *self);
+        let value = T::deserialize(&mut de)?;
+        Ok((value, de.into_read().rest()))
+    }
+
+    /// [`crate::from_reader`] with these limits.
+    ///
+    /// # Errors
+    /// As [`crate::from_reader`].
+    pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
+        let mut de = Deserializer::with_options(IoRead::new(reader), *self);
+        let value = T::deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    }
+}

@@ -1,0 +1,370 @@
+//! Where the deserializer's bytes come from.
+//!
+//! [`Read`] is sealed: Kiln implements it for a byte slice ([`SliceRead`]) and
+//! for any [`std::io::Read`] ([`IoRead`]). Reading from a slice hands out
+//! references into the input ([`Reference::Borrowed`]), which is what lets
+//! `&str` and `&[u8]` fields borrow without copying; reading from an
+//! `io::Read` copies into a buffer ([`Reference::Copied`]).
+//!
+//! Every read states what it was reading, so that an input cut short reports
+//! `expected u32 (4 bytes), found 2 bytes at byte 12` rather than a bare EOF.
+//! The offset of such an error is the offset of the first byte of the value
+//! that could not be read whole.
+
+use std::io;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::DEFAULT_BYTE_LIMIT;
+
+mod private {
+    pub trait Sealed {}
+}
+
+/// A value read from the input: borrowed from it for as long as `'de`, or
+/// copied into a buffer that lives only until the next read.
+#[derive(Debug)]
+pub enum Reference<'b, 'c, T: ?Sized> {
+    /// Points into the input itself.
+    Borrowed(&'b T),
+    /// Points into a buffer of the reader.
+    Copied(&'c T),
+}
+
+impl<T: ?Sized> std::ops::Deref for Reference<'_, '_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match self {
+            Reference::Borrowed(b) => b,
+            Reference::Copied(c) => c,
+        }
+    }
+}
+
+/// A source of Kiln bytes. Sealed: use [`SliceRead`] or [`IoRead`].
+pub trait Read<'de>: private::Sealed {
+    /// Bytes consumed since the start of the input.
+    fn offset(&self) -> u64;
+
+    /// Bytes known to remain, if the reader knows (slices do, streams don't).
+    fn remaining(&self) -> Option<u64>;
+
+    /// Reads exactly `N` bytes.
+    #[doc(hidden)]
+    fn read_array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]>;
+
+    /// Reads exactly `len` bytes, borrowed where the input allows.
+    #[doc(hidden)]
+    fn read_bytes<'s>(
+        &'s mut self,
+        len: usize,
+        expected: &'static str,
+    ) -> Result<Reference<'de, 's, [u8]>>;
+
+    /// Fills `dst` entirely.
+    #[doc(hidden)]
+    fn read_into(&mut self, dst: &mut [u8], expected: &'static str) -> Result<()>;
+
+    /// Fails with [`ErrorKind::TrailingBytes`] unless the input is exhausted.
+    #[doc(hidden)]
+    fn end(&mut self) -> Result<()>;
+
+    /// Sets the byte limit (streams only; slices are bounded by their length).
+    #[doc(hidden)]
+    fn set_byte_limit(&mut self, limit: u64);
+}
+
+/// Reads from a byte slice; strings and byte strings borrow from it.
+#[derive(Debug)]
+pub struct SliceRead<'de> {
+    rest: &'de [u8],
+    len: usize,
+}
+
+impl<'de> SliceRead<'de> {
+    /// Reads `bytes` from the start.
+    pub fn new(bytes: &'de [u8]) -> Self {
+        SliceRead {
+            rest: bytes,
+            len: bytes.len(),
+        }
+    }
+
+    /// The bytes not read yet.
+    pub fn rest(&self) -> &'de [u8] {
+        self.rest
+    }
+
+    #[cold]
+    fn eof(&self, expected: &'static str, needed: usize) -> Error {
+        Error::at(
+            ErrorKind::UnexpectedEnd {
+                expected,
+                needed: needed as u64,
+                available: self.rest.len() as u64,
+            },
+            self.offset(),
+        )
+    }
+
+    /// Takes `len` bytes, borrowed for `'de`.
+    #[inline]
+    pub(crate) fn take(&mut self, len: usize, expected: &'static str) -> Result<&'de [u8]> {
+        match self.rest.split_at_checked(len) {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(head)
+            }
+            None => Err(self.eof(expected, len)),
+        }
+    }
+}
+
+impl private::Sealed for SliceRead<'_> {}
+
+impl<'de> Read<'de> for SliceRead<'de> {
+    #[inline]
+    fn offset(&self) -> u64 {
+        (self.len - self.rest.len()) as u64
+    }
+
+    #[inline]
+    fn remaining(&self) -> Option<u64> {
+        Some(self.rest.len() as u64)
+    }
+
+    #[inline]
+    fn read_array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
+        match self.rest.split_first_chunk::<N>() {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(*head)
+            }
+            None => Err(self.eof(expected, N)),
+        }
+    }
+
+    #[inline]
+    fn read_bytes<'s>(
+        &'s mut self,
+        len: usize,
+        expected: &'static str,
+    ) -> Result<Reference<'de, 's, [u8]>> {
+        self.take(len, expected).map(Reference::Borrowed)
+    }
+
+    #[inline]
+    fn read_into(&mut self, dst: &mut [u8], expected: &'static str) -> Result<()> {
+        let src = self.take(dst.len(), expected)?;
+        dst.copy_from_slice(src);
+        Ok(())
+    }
+
+    fn end(&mut self) -> Result<()> {
+        if self.rest.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::at(
+                ErrorKind::TrailingBytes {
+                    count: self.rest.len() as u64,
+                },
+                self.offset(),
+            ))
+        }
+    }
+
+    fn set_byte_limit(&mut self, _limit: u64) {}
+}
+
+/// Size of [`IoRead`]'s internal buffer, and the most it asks of the
+/// underlying reader at once.
+const IO_BUFFER: usize = 8 * 1024;
+
+/// Reads from any [`io::Read`], through a buffer of its own.
+///
+/// Memory follows the bytes that actually arrive, never a count read from
+/// the input: a string that claims four gigabytes is read in 8 KiB steps
+/// and fails as soon as the stream ends. No more than the byte limit
+/// (see [`Options::byte_limit`](crate::Options::byte_limit)) is consumed.
+///
+/// The buffer reads ahead, so bytes after the record may have been taken
+/// from the underlying reader; [`IoRead::buffered`] returns them.
+pub struct IoRead<R> {
+    reader: R,
+    buf: Box<[u8]>,
+    pos: usize,
+    filled: usize,
+    /// Stream offset of `buf[0]`.
+    base: u64,
+    limit: u64,
+    scratch: Vec<u8>,
+}
+
+impl<R: io::Read> IoRead<R> {
+    /// Reads from `reader` with the default byte limit.
+    pub fn new(reader: R) -> Self {
+        IoRead {
+            reader,
+            buf: vec![0; IO_BUFFER].into_boxed_slice(),
+            pos: 0,
+            filled: 0,
+            base: 0,
+            limit: DEFAULT_BYTE_LIMIT,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Bytes read from the underlying reader but not yet consumed.
+    pub fn buffered(&self) -> &[u8] {
+        &self.buf[self.pos..self.filled]
+    }
+
+    /// The underlying reader. Bytes in [`IoRead::buffered`] are lost.
+    pub fn into_inner(self) -> R {
+        self.reader
+    }
+
+    /// Whether the stream is at its end, refilling the buffer if needed.
+    pub(crate) fn at_eof(&mut self) -> Result<bool> {
+        if self.pos < self.filled {
+            return Ok(false);
+        }
+        Ok(self.fill()? == 0)
+    }
+
+    /// Refills the empty buffer; returns how many bytes arrived (0 at EOF).
+    fn fill(&mut self) -> Result<usize> {
+        debug_assert_eq!(self.pos, self.filled);
+        self.base += self.filled as u64;
+        self.pos = 0;
+        self.filled = 0;
+        loop {
+            match self.reader.read(&mut self.buf) {
+                Ok(n) => {
+                    // A reader that claims more than the buffer is broken;
+                    // clamp rather than trust it.
+                    self.filled = n.min(self.buf.len());
+                    return Ok(self.filled);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::at(ErrorKind::Io(e), self.base)),
+            }
+        }
+    }
+
+    #[inline]
+    fn check_limit(&self, len: usize) -> Result<()> {
+        let end = self.offset().checked_add(len as u64);
+        match end {
+            Some(end) if end <= self.limit => Ok(()),
+            _ => Err(Error::at(
+                ErrorKind::ByteLimit { limit: self.limit },
+                self.offset(),
+            )),
+        }
+    }
+
+    /// Copies `len` bytes into `sink` piece by piece, as they arrive.
+    fn copy_out(
+        &mut self,
+        len: usize,
+        expected: &'static str,
+        mut sink: impl FnMut(&[u8]),
+    ) -> Result<()> {
+        let start = self.offset();
+        let mut left = len;
+        while left > 0 {
+            if self.pos == self.filled && self.fill()? == 0 {
+                return Err(Error::at(
+                    ErrorKind::UnexpectedEnd {
+                        expected,
+                        needed: len as u64,
+                        available: (len - left) as u64,
+                    },
+                    start,
+                ));
+            }
+            let n = left.min(self.filled - self.pos);
+            sink(&self.buf[self.pos..self.pos + n]);
+            self.pos += n;
+            left -= n;
+        }
+        Ok(())
+    }
+}
+
+impl<R> private::Sealed for IoRead<R> {}
+
+impl<'de, R: io::Read> Read<'de> for IoRead<R> {
+    #[inline]
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    #[inline]
+    fn remaining(&self) -> Option<u64> {
+        None
+    }
+
+    #[inline]
+    fn read_array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
+        self.check_limit(N)?;
+        if let Some(chunk) = self.buf[self.pos..self.filled].first_chunk::<N>() {
+            let out = *chunk;
+            self.pos += N;
+            return Ok(out);
+        }
+        let mut out = [0u8; N];
+        let mut at = 0;
+        self.copy_out(N, expected, |piece| {
+            out[at..at + piece.len()].copy_from_slice(piece);
+            at += piece.len();
+        })?;
+        Ok(out)
+    }
+
+    fn read_bytes<'s>(
+        &'s mut self,
+        len: usize,
+        expected: &'static str,
+    ) -> Result<Reference<'de, 's, [u8]>> {
+        self.check_limit(len)?;
+        if self.filled - self.pos >= len {
+            let start = self.pos;
+            self.pos += len;
+            return Ok(Reference::Copied(&self.buf[start..start + len]));
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        let res = self.copy_out(len, expected, |piece| scratch.extend_from_slice(piece));
+        self.scratch = scratch;
+        res?;
+        Ok(Reference::Copied(&self.scratch))
+    }
+
+    fn read_into(&mut self, dst: &mut [u8], expected: &'static str) -> Result<()> {
+        self.check_limit(dst.len())?;
+        let mut at = 0;
+        self.copy_out(dst.len(), expected, |piece| {
+            dst[at..at + piece.len()].copy_from_slice(piece);
+            at += piece.len();
+        })
+    }
+
+    fn end(&mut self) -> Result<()> {
+        let offset = self.offset();
+        if self.at_eof()? {
+            Ok(())
+        } else {
+            Err(Error::at(
+                ErrorKind::TrailingBytes {
+                    count: (self.filled - self.pos) as u64,
+                },
+                offset,
+            ))
+        }
+    }
+
+    fn set_byte_limit(&mut self, limit: u64) {
+        self.limit = limit;
+    }
+}

@@ -1,0 +1,555 @@
+//! The serializer: serde's data model written in Kiln's positional layout.
+//!
+//! Every byte of a bare record is written here; `spec/03-types.md` is the
+//! chapter that describes them. Numbers are fixed-width little-endian,
+//! strings, byte strings, sequences and maps carry a `u32` count, and
+//! nothing else (no names, no field numbers, no type tags) is written.
+
+use std::io;
+
+use serde::ser::{self, Serialize};
+
+use crate::error::{Error, ErrorKind, Result};
+
+mod private {
+    pub trait Sealed {}
+}
+
+/// Where the serializer's bytes go. Sealed: Kiln writes into a `Vec<u8>`
+/// (owned or borrowed), into any [`io::Write`] through [`IoWriter`], or
+/// nowhere through [`SizeCounter`].
+pub trait Output: private::Sealed {
+    /// Appends `bytes`.
+    #[doc(hidden)]
+    fn write(&mut self, bytes: &[u8]) -> Result<()>;
+
+    /// Reserves a `u32` count to be filled in later; returns its token.
+    #[doc(hidden)]
+    fn begin_count(&mut self) -> Result<usize>;
+
+    /// Fills in the count reserved by [`Output::begin_count`].
+    #[doc(hidden)]
+    fn end_count(&mut self, token: usize, count: u32) -> Result<()>;
+}
+
+impl private::Sealed for Vec<u8> {}
+impl Output for Vec<u8> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    #[inline]
+    fn begin_count(&mut self) -> Result<usize> {
+        let at = self.len();
+        self.extend_from_slice(&[0; 4]);
+        Ok(at)
+    }
+
+    #[inline]
+    fn end_count(&mut self, token: usize, count: u32) -> Result<()> {
+        if let Some(slot) = self.get_mut(token..token + 4) {
+            slot.copy_from_slice(&count.to_le_bytes());
+        }
+        Ok(())
+    }
+}
+
+impl private::Sealed for &mut Vec<u8> {}
+impl Output for &mut Vec<u8> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        (**self).write(bytes)
+    }
+    #[inline]
+    fn begin_count(&mut self) -> Result<usize> {
+        (**self).begin_count()
+    }
+    #[inline]
+    fn end_count(&mut self, token: usize, count: u32) -> Result<()> {
+        (**self).end_count(token, count)
+    }
+}
+
+/// Writes into an [`io::Write`].
+///
+/// Values of known length go straight to the writer. A sequence or map of
+/// unknown length (`serialize_seq(None)`) cannot have its count patched in a
+/// stream, so it is gathered in memory and written once its count is known.
+pub struct IoWriter<W> {
+    writer: W,
+    /// Bytes of the unknown-length sequences now open.
+    pending: Vec<u8>,
+    open: usize,
+}
+
+impl<W: io::Write> IoWriter<W> {
+    /// Writes into `writer`.
+    pub fn new(writer: W) -> Self {
+        IoWriter {
+            writer,
+            pending: Vec::new(),
+            open: 0,
+        }
+    }
+
+    /// The underlying writer.
+    pub fn into_inner(self) -> W {
+        self.writer
+    }
+}
+
+impl<W> private::Sealed for IoWriter<W> {}
+impl<W: io::Write> Output for IoWriter<W> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.open > 0 {
+            self.pending.extend_from_slice(bytes);
+            Ok(())
+        } else {
+            self.writer.write_all(bytes).map_err(Error::from)
+        }
+    }
+
+    fn begin_count(&mut self) -> Result<usize> {
+        self.open += 1;
+        self.pending.begin_count()
+    }
+
+    fn end_count(&mut self, token: usize, count: u32) -> Result<()> {
+        self.pending.end_count(token, count)?;
+        self.open -= 1;
+        if self.open == 0 {
+            self.writer.write_all(&self.pending)?;
+            self.pending.clear();
+        }
+        Ok(())
+    }
+}
+
+/// Counts bytes instead of writing them; see [`crate::serialized_size`].
+#[derive(Debug, Default)]
+pub struct SizeCounter {
+    /// Bytes counted so far.
+    pub size: u64,
+}
+
+impl private::Sealed for SizeCounter {}
+impl Output for SizeCounter {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.size += bytes.len() as u64;
+        Ok(())
+    }
+    fn begin_count(&mut self) -> Result<usize> {
+        self.size += 4;
+        Ok(0)
+    }
+    fn end_count(&mut self, _: usize, _: u32) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A serde `Serializer` that writes Kiln bytes into an [`Output`].
+///
+/// ```
+/// use serde::Serialize;
+///
+/// let mut buf = Vec::new();
+/// (9i32, -4i32).serialize(&mut kiln::Serializer::new(&mut buf))?;
+/// assert_eq!(buf, [0x09, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff]);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub struct Serializer<O> {
+    out: O,
+}
+
+impl<O: Output> Serializer<O> {
+    /// A serializer that writes into `out`.
+    pub fn new(out: O) -> Self {
+        Serializer { out }
+    }
+
+    /// The output, with everything written so far.
+    pub fn into_inner(self) -> O {
+        self.out
+    }
+
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.out.write(bytes)
+    }
+
+    /// Writes a `u32` count for a length, refusing lengths that do not fit.
+    #[inline]
+    pub(crate) fn write_count(&mut self, len: usize) -> Result<()> {
+        let count = count_of(len)?;
+        self.write(&count.to_le_bytes())
+    }
+
+    #[inline]
+    fn write_variant(&mut self, index: u32) -> Result<()> {
+        self.write(&index.to_le_bytes())
+    }
+
+    fn open_seq(&mut self, len: Option<usize>) -> Result<Compound<'_, O>> {
+        let (declared, token) = match len {
+            Some(n) => {
+                self.write_count(n)?;
+                (Some(n as u64), None)
+            }
+            None => (None, Some(self.out.begin_count()?)),
+        };
+        Ok(Compound {
+            ser: self,
+            declared,
+            token,
+            count: 0,
+            key_pending: false,
+            container: "",
+        })
+    }
+}
+
+/// Converts a length to the 32-bit count, or [`ErrorKind::CountOverflow`].
+#[inline]
+pub(crate) fn count_of(len: usize) -> Result<u32> {
+    u32::try_from(len).map_err(|_| Error::new(ErrorKind::CountOverflow { len: len as u64 }))
+}
+
+macro_rules! write_number {
+    ($($method:ident($ty:ty),)*) => {$(
+        #[inline]
+        fn $method(self, v: $ty) -> Result<()> {
+            self.write(&v.to_le_bytes())
+        }
+    )*};
+}
+
+impl<'a, O: Output> ser::Serializer for &'a mut Serializer<O> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'a, O>;
+    type SerializeTuple = Compound<'a, O>;
+    type SerializeTupleStruct = Compound<'a, O>;
+    type SerializeTupleVariant = Compound<'a, O>;
+    type SerializeMap = Compound<'a, O>;
+    type SerializeStruct = Compound<'a, O>;
+    type SerializeStructVariant = Compound<'a, O>;
+
+    #[inline]
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        self.write(&[v as u8])
+    }
+
+    write_number! {
+        serialize_i8(i8), serialize_i16(i16), serialize_i32(i32), serialize_i64(i64),
+        serialize_i128(i128),
+        serialize_u8(u8), serialize_u16(u16), serialize_u32(u32), serialize_u64(u64),
+        serialize_u128(u128),
+        serialize_f32(f32), serialize_f64(f64),
+    }
+
+    #[inline]
+    fn serialize_char(self, v: char) -> Result<()> {
+        self.write(&(v as u32).to_le_bytes())
+    }
+
+    #[inline]
+    fn serialize_str(self, v: &str) -> Result<()> {
+        self.serialize_bytes(v.as_bytes())
+    }
+
+    #[inline]
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        self.write_count(v.len())?;
+        self.write(v)
+    }
+
+    #[inline]
+    fn serialize_none(self) -> Result<()> {
+        self.write(&[0])
+    }
+
+    #[inline]
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        self.write(&[1])?;
+        value.serialize(self)
+    }
+
+    #[inline]
+    fn serialize_unit(self) -> Result<()> {
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
+        Ok(())
+    }
+
+    #[inline]
+    fn serialize_unit_variant(self, _: &'static str, index: u32, _: &'static str) -> Result<()> {
+        self.write_variant(index)
+    }
+
+    #[inline]
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        value.serialize(self)
+    }
+
+    #[inline]
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        index: u32,
+        _: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.write_variant(index)?;
+        value.serialize(self)
+    }
+
+    #[inline]
+    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, O>> {
+        self.open_seq(len)
+    }
+
+    #[inline]
+    fn serialize_tuple(self, _len: usize) -> Result<Compound<'a, O>> {
+        Ok(Compound::fixed(self, ""))
+    }
+
+    #[inline]
+    fn serialize_tuple_struct(self, name: &'static str, _len: usize) -> Result<Compound<'a, O>> {
+        Ok(Compound::fixed(self, name))
+    }
+
+    #[inline]
+    fn serialize_tuple_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        _: &'static str,
+        _len: usize,
+    ) -> Result<Compound<'a, O>> {
+        self.write_variant(index)?;
+        Ok(Compound::fixed(self, name))
+    }
+
+    #[inline]
+    fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, O>> {
+        self.open_seq(len)
+    }
+
+    #[inline]
+    fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Compound<'a, O>> {
+        Ok(Compound::fixed(self, name))
+    }
+
+    #[inline]
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        _: &'static str,
+        _len: usize,
+    ) -> Result<Compound<'a, O>> {
+        self.write_variant(index)?;
+        Ok(Compound::fixed(self, name))
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// The state of a sequence, map, tuple or struct being written.
+///
+/// Sequences and maps check that the number of elements written matches
+/// the count written in front of them (or fill the count in, when it was
+/// unknown). Structs refuse skipped fields.
+pub struct Compound<'a, O> {
+    ser: &'a mut Serializer<O>,
+    /// Count written up front, if any.
+    declared: Option<u64>,
+    /// Token of a count to fill in at the end, for unknown lengths.
+    token: Option<usize>,
+    /// Elements (or map entries) written so far.
+    count: u64,
+    /// A map key was written and its value is still due.
+    key_pending: bool,
+    /// Struct name, for errors.
+    container: &'static str,
+}
+
+impl<'a, O: Output> Compound<'a, O> {
+    fn fixed(ser: &'a mut Serializer<O>, container: &'static str) -> Self {
+        Compound {
+            ser,
+            declared: None,
+            token: None,
+            count: 0,
+            key_pending: false,
+            container,
+        }
+    }
+
+    #[inline]
+    fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.count += 1;
+        value.serialize(&mut *self.ser)
+    }
+
+    fn finish(self) -> Result<()> {
+        if self.key_pending {
+            return Err(Error::new(ErrorKind::MapEntryIncomplete));
+        }
+        if let Some(declared) = self.declared
+            && declared != self.count
+        {
+            return Err(Error::new(ErrorKind::LengthMismatch {
+                declared,
+                actual: self.count,
+            }));
+        }
+        if let Some(token) = self.token {
+            let count = count_of(usize::try_from(self.count).unwrap_or(usize::MAX))?;
+            self.ser.out.end_count(token, count)?;
+        }
+        Ok(())
+    }
+}
+
+impl<O: Output> ser::SerializeSeq for Compound<'_, O> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    #[inline]
+    fn end(self) -> Result<()> {
+        self.finish()
+    }
+}
+
+impl<O: Output> ser::SerializeTuple for Compound<'_, O> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        value.serialize(&mut *self.ser)
+    }
+    #[inline]
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl<O: Output> ser::SerializeTupleStruct for Compound<'_, O> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        value.serialize(&mut *self.ser)
+    }
+    #[inline]
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl<O: Output> ser::SerializeTupleVariant for Compound<'_, O> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        value.serialize(&mut *self.ser)
+    }
+    #[inline]
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl<O: Output> ser::SerializeMap for Compound<'_, O> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        if self.key_pending {
+            return Err(Error::new(ErrorKind::MapEntryIncomplete));
+        }
+        self.key_pending = true;
+        key.serialize(&mut *self.ser)
+    }
+    #[inline]
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        if !self.key_pending {
+            return Err(Error::new(ErrorKind::MapEntryIncomplete));
+        }
+        self.key_pending = false;
+        self.count += 1;
+        value.serialize(&mut *self.ser)
+    }
+    #[inline]
+    fn serialize_entry<K: ?Sized + Serialize, V: ?Sized + Serialize>(
+        &mut self,
+        key: &K,
+        value: &V,
+    ) -> Result<()> {
+        if self.key_pending {
+            return Err(Error::new(ErrorKind::MapEntryIncomplete));
+        }
+        self.count += 1;
+        key.serialize(&mut *self.ser)?;
+        value.serialize(&mut *self.ser)
+    }
+    #[inline]
+    fn end(self) -> Result<()> {
+        self.finish()
+    }
+}
+
+impl<O: Output> ser::SerializeStruct for Compound<'_, O> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, _: &'static str, value: &T) -> Result<()> {
+        value.serialize(&mut *self.ser)
+    }
+    fn skip_field(&mut self, field: &'static str) -> Result<()> {
+        Err(Error::new(ErrorKind::SkippedField {
+            container: self.container,
+            field,
+        }))
+    }
+    #[inline]
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl<O: Output> ser::SerializeStructVariant for Compound<'_, O> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, _: &'static str, value: &T) -> Result<()> {
+        value.serialize(&mut *self.ser)
+    }
+    fn skip_field(&mut self, field: &'static str) -> Result<()> {
+        Err(Error::new(ErrorKind::SkippedField {
+            container: self.container,
+            field,
+        }))
+    }
+    #[inline]
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
