@@ -37,12 +37,14 @@
 //!
 //! ## Modules
 //! * [`ser`]: the serializer; [`de`]: the deserializer;
+//! * [`block`]: the element types of numeric blocks and their dtype codes;
 //! * [`read`]: where the deserializer's bytes come from (slices borrow);
 //! * [`error`]: the one error type, with offset and path;
 //! * [`options`]: decoding limits (depth, zero-sized elements, byte limit).
 
 #![deny(missing_docs)]
 
+pub mod block;
 pub mod de;
 pub mod error;
 pub mod options;
