@@ -390,6 +390,70 @@ fn all_vector_names_are_well_formed() {
     assert!(files > 0 && !seen.is_empty());
 }
 
+/// Every vector name the types chapter cites exists, so the chapter's
+/// examples are all checked by `core_vectors`.
+#[test]
+fn chapter_cites_only_existing_vectors() {
+    let file = load("core.json");
+    let names: BTreeSet<_> = file.vectors.iter().map(|v| v.name.as_str()).collect();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("spec/03-types.md");
+    let chapter = std::fs::read_to_string(path).expect("spec/03-types.md");
+    let mut cited = 0;
+    for (at, _) in chapter.match_indices("kiln-") {
+        let word: String = chapter[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        let word = word.trim_end_matches('-');
+        assert!(
+            names.contains(word),
+            "03-types.md cites {word}, not in core.json"
+        );
+        cited += 1;
+    }
+    assert!(cited > 50, "only {cited} citations found");
+}
+
+/// Where a table row of the types chapter shows bytes next to a vector
+/// name, the bytes are that vector's hex: the prose cannot drift either.
+#[test]
+fn chapter_tables_match_vectors() {
+    let file = load("core.json");
+    let hex: BTreeMap<_, _> = file
+        .vectors
+        .iter()
+        .map(|v| (v.name.as_str(), v.hex.as_str()))
+        .collect();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("spec/03-types.md");
+    let chapter = std::fs::read_to_string(path).expect("spec/03-types.md");
+    let is_hex_bytes = |cell: &str| {
+        !cell.is_empty()
+            && cell.split(' ').all(|pair| {
+                pair.len() == 2
+                    && pair
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            })
+    };
+    let mut compared = 0;
+    for line in chapter.lines().filter(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = line
+            .split('|')
+            .map(|c| c.trim().trim_matches('`'))
+            .collect();
+        for (i, cell) in cells.iter().enumerate() {
+            if let Some(&expected) = hex.get(cell)
+                && i > 0
+                && is_hex_bytes(cells[i - 1])
+            {
+                assert_eq!(cells[i - 1].replace(' ', ""), expected, "{cell} in: {line}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 45, "only {compared} table rows compared");
+}
+
 #[test]
 fn name_rule() {
     assert_eq!(name_area("kiln-core-point"), Some("core"));
