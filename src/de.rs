@@ -153,6 +153,22 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         Ok(())
     }
 
+    /// Fails if no nesting level is left, before a container reads its
+    /// tag or count, so that a depth error points at the first byte of the
+    /// value that is too deep (`spec/03-types.md`, section 3.19.1).
+    #[inline]
+    fn check_depth(&self) -> Result<()> {
+        if self.depth_left == 0 {
+            return Err(Error::at(
+                ErrorKind::DepthLimit {
+                    limit: self.options.max_depth,
+                },
+                self.read.offset(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Runs `f` one nesting level deeper.
     #[inline]
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
@@ -182,17 +198,18 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     }
 
     /// Reads a sequence of `count` elements, checking the visitor takes all.
-    /// The caller has opened the nesting level.
     fn visit_counted<V: Visitor<'de>>(&mut self, count: u32, visitor: V) -> Result<V::Value> {
-        let mut access = CountedAccess {
-            de: self,
-            left: count,
-            index: 0,
-            entry_start: 0,
-        };
-        let value = visitor.visit_seq(&mut access)?;
-        access.finish(count)?;
-        Ok(value)
+        self.nested(|de| {
+            let mut access = CountedAccess {
+                de,
+                left: count,
+                index: 0,
+                entry_start: 0,
+            };
+            let value = visitor.visit_seq(&mut access)?;
+            access.finish(count)?;
+            Ok(value)
+        })
     }
 
     /// Reads a tuple, tuple struct or struct: `len` values, no count.
@@ -321,16 +338,13 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        // The level opens before the tag, as for every container, so that a
-        // depth error points at the first byte of the value that is too deep.
-        self.nested(|de| {
-            let offset = de.read.offset();
-            match de.read_u8("option tag")? {
-                0 => visitor.visit_none().map_err(|e: Error| e.or_offset(offset)),
-                1 => visitor.visit_some(de),
-                b => Err(Error::at(ErrorKind::InvalidOptionTag(b), offset)),
-            }
-        })
+        self.check_depth()?;
+        let offset = self.read.offset();
+        match self.read_u8("option tag")? {
+            0 => visitor.visit_none().map_err(|e: Error| e.or_offset(offset)),
+            1 => self.nested(|de| visitor.visit_some(de)),
+            b => Err(Error::at(ErrorKind::InvalidOptionTag(b), offset)),
+        }
     }
 
     #[inline]
@@ -361,10 +375,9 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.nested(|de| {
-            let count = de.read_count()?;
-            de.visit_counted(count, visitor)
-        })
+        self.check_depth()?;
+        let count = self.read_count()?;
+        self.visit_counted(count, visitor)
     }
 
     #[inline]
@@ -385,8 +398,9 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.check_depth()?;
+        let count = self.read_count()?;
         self.nested(|de| {
-            let count = de.read_count()?;
             let mut access = CountedAccess {
                 de,
                 left: count,
