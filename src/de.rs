@@ -507,7 +507,9 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for CountedAccess<'_, R> {
             .deserialize(&mut *self.de)
             .map_err(|e: Error| e.or_offset(start).in_index(self.index))?;
         if self.de.read.offset() == start {
-            self.de.charge_zero_sized()?;
+            self.de
+                .charge_zero_sized()
+                .map_err(|e| e.in_index(self.index))?;
         }
         self.index += 1;
         Ok(Some(value))
@@ -542,7 +544,9 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for CountedAccess<'_, R> {
             .deserialize(&mut *self.de)
             .map_err(|e: Error| e.or_offset(start).in_entry(self.index))?;
         if self.de.read.offset() == self.entry_start {
-            self.de.charge_zero_sized()?;
+            self.de
+                .charge_zero_sized()
+                .map_err(|e| e.in_entry(self.index))?;
         }
         self.index += 1;
         Ok(value)
