@@ -345,6 +345,11 @@ fn byte_limit_option() {
         .unwrap_err();
     assert_eq!(err.kind().code(), "byte-limit");
     assert_eq!(err.offset(), Some(8));
+    assert_eq!(
+        err.to_string(),
+        "byte limit: expected at most 12 bytes of input, found a value reaching past them \
+         at byte 8 in .1"
+    );
     // A limit inside a fixed-size number.
     let err = kiln::Options::new()
         .byte_limit(2)
