@@ -732,3 +732,110 @@ fn codes_are_distinct_kebab_case() {
     // Every decode error carries an offset.
     assert!(errors.iter().all(|e| e.offset().is_some()));
 }
+
+// ----- readers: chunk boundaries, interruptions -----
+
+/// Hands out at most `step` bytes per call, and `Interrupted` before each.
+struct Choppy<'a> {
+    rest: &'a [u8],
+    step: usize,
+    interrupt: bool,
+}
+
+impl std::io::Read for Choppy<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.interrupt = !self.interrupt;
+        if self.interrupt {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let n = self.step.min(buf.len()).min(self.rest.len());
+        buf[..n].copy_from_slice(&self.rest[..n]);
+        self.rest = &self.rest[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn readers_agree_with_slices_across_buffer_refills() {
+    // A 20 000-byte string with a bad byte at 10 000: the reader copies it
+    // across two refills of its 8 KiB buffer and must report the same byte.
+    let mut bytes = 20_000u32.to_le_bytes().to_vec();
+    bytes.extend(std::iter::repeat_n(b'a', 20_000));
+    bytes[4 + 10_000] = 0xfe;
+    let from_slice = kiln::from_slice::<String>(&bytes).unwrap_err();
+    assert_eq!(from_slice.offset(), Some(10_004));
+    for step in [1, 7, 8192, 100_000] {
+        let choppy = Choppy {
+            rest: &bytes,
+            step,
+            interrupt: false,
+        };
+        let err = kiln::from_reader::<_, String>(choppy).unwrap_err();
+        assert_eq!(err.to_string(), from_slice.to_string(), "step {step}");
+    }
+
+    // Cut short after 15 000 of its bytes: both report the string's start
+    // and how many of its bytes arrived.
+    let from_slice = kiln::from_slice::<String>(&bytes[..4 + 15_000]).unwrap_err();
+    assert_eq!(
+        from_slice.to_string(),
+        "unexpected end of input: expected string bytes (20000 bytes), found 15000 bytes \
+         at byte 4"
+    );
+    for step in [1, 4096, 100_000] {
+        let choppy = Choppy {
+            rest: &bytes[..4 + 15_000],
+            step,
+            interrupt: false,
+        };
+        let err = kiln::from_reader::<_, String>(choppy).unwrap_err();
+        assert_eq!(err.to_string(), from_slice.to_string(), "step {step}");
+    }
+
+    // Numbers split across reads decode the same.
+    let v = (1u8, u128::MAX - 5, -3i64, 'é');
+    let bytes = kiln::to_vec(&v).unwrap();
+    let choppy = Choppy {
+        rest: &bytes,
+        step: 3,
+        interrupt: false,
+    };
+    assert_eq!(
+        kiln::from_reader::<_, (u8, u128, i64, char)>(choppy).unwrap(),
+        v
+    );
+}
+
+#[test]
+fn trailing_bytes_from_a_reader_count_what_it_has_seen() {
+    // A reader cannot know how long the rest of a stream is; it reports
+    // the bytes it has buffered (at least one), at the same offset.
+    let mut bytes = vec![7u8];
+    bytes.extend(std::iter::repeat_n(0u8, 100_000));
+    let from_slice = kiln::from_slice::<u8>(&bytes).unwrap_err();
+    assert_eq!(
+        from_slice.to_string(),
+        "trailing bytes: expected end of input, found 100000 more bytes at byte 1"
+    );
+    let from_reader = kiln::from_reader::<_, u8>(&bytes[..]).unwrap_err();
+    assert_eq!(from_reader.kind().code(), "trailing-bytes");
+    assert_eq!(from_reader.offset(), Some(1));
+    match from_reader.kind() {
+        kiln::ErrorKind::TrailingBytes { count } => assert!((1..=100_000).contains(count)),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_error_is_one_word_and_thread_safe() {
+    assert_eq!(
+        std::mem::size_of::<kiln::Error>(),
+        std::mem::size_of::<usize>()
+    );
+    assert_eq!(
+        std::mem::size_of::<kiln::Result<()>>(),
+        std::mem::size_of::<usize>()
+    );
+    fn send_sync_static<T: Send + Sync + 'static + std::error::Error>() {}
+    send_sync_static::<kiln::Error>();
+}
