@@ -460,3 +460,104 @@ fn a_prefix_cutting_a_sequence_longer_than_the_budget() {
     assert_eq!(err.kind().code(), "unexpected-end");
     assert_eq!(err.offset(), Some(12));
 }
+
+// ----- unknown lengths -----
+
+/// A tree whose sequences are written with or without their length known
+/// up front (`serialize_seq(Some(n))` or `serialize_seq(None)`).
+#[derive(Clone, Debug)]
+enum Tree {
+    Leaf(u8),
+    Known(Vec<Tree>),
+    Unknown(Vec<Tree>),
+}
+
+/// What a reader sees: the same tree, lengths always in front.
+#[derive(Debug, PartialEq, Deserialize)]
+enum Plain {
+    Leaf(u8),
+    Node(Vec<Plain>),
+}
+
+struct Children<'a>(&'a [Tree], bool);
+
+impl Serialize for Children<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(if self.1 { Some(self.0.len()) } else { None })?;
+        for child in self.0 {
+            seq.serialize_element(child)?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Tree {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Tree::Leaf(b) => s.serialize_newtype_variant("Plain", 0, "Leaf", b),
+            Tree::Known(c) => s.serialize_newtype_variant("Plain", 1, "Node", &Children(c, true)),
+            Tree::Unknown(c) => {
+                s.serialize_newtype_variant("Plain", 1, "Node", &Children(c, false))
+            }
+        }
+    }
+}
+
+impl Tree {
+    fn plain(&self) -> Plain {
+        match self {
+            Tree::Leaf(b) => Plain::Leaf(*b),
+            Tree::Known(c) | Tree::Unknown(c) => Plain::Node(c.iter().map(Tree::plain).collect()),
+        }
+    }
+    fn all_known(&self) -> Tree {
+        match self {
+            Tree::Leaf(b) => Tree::Leaf(*b),
+            Tree::Known(c) | Tree::Unknown(c) => {
+                Tree::Known(c.iter().map(Tree::all_known).collect())
+            }
+        }
+    }
+}
+
+fn tree(g: &mut Gen, depth: u32) -> Tree {
+    let kind = if depth == 0 { 0 } else { u8::arbitrary(g) % 3 };
+    match kind {
+        0 => Tree::Leaf(u8::arbitrary(g)),
+        1 => Tree::Known(
+            (0..usize::arbitrary(g) % 4)
+                .map(|_| tree(g, depth - 1))
+                .collect(),
+        ),
+        _ => Tree::Unknown(
+            (0..usize::arbitrary(g) % 4)
+                .map(|_| tree(g, depth - 1))
+                .collect(),
+        ),
+    }
+}
+
+impl Arbitrary for Tree {
+    fn arbitrary(g: &mut Gen) -> Self {
+        tree(g, 5)
+    }
+}
+
+#[test]
+fn unknown_lengths_write_the_same_bytes_as_known_ones() {
+    fn prop(t: Tree) -> TestResult {
+        let expected = kiln::to_vec(&t.all_known()).unwrap();
+        let via_vec = kiln::to_vec(&t).unwrap();
+        let mut via_writer = Vec::new();
+        kiln::to_writer(&mut via_writer, &t).unwrap();
+        let size = kiln::serialized_size(&t).unwrap();
+        if via_vec != expected || via_writer != expected || size != expected.len() as u64 {
+            return TestResult::error(format!(
+                "{t:?}: vec {via_vec:?}, writer {via_writer:?}, size {size}, expected {expected:?}"
+            ));
+        }
+        TestResult::from_bool(kiln::from_slice::<Plain>(&expected).unwrap() == t.plain())
+    }
+    checker(300, 8).quickcheck(prop as fn(Tree) -> TestResult);
+}
