@@ -926,3 +926,58 @@ fn public_serializer_and_deserializer() {
     assert_eq!(err.kind().code(), "trailing-bytes");
     assert_eq!(err.offset(), Some(8));
 }
+
+#[test]
+fn map_entries_must_be_whole() {
+    /// Writes a key without its value, or a value without its key.
+    struct HalfEntry {
+        key_only: bool,
+    }
+    impl Serialize for HalfEntry {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(None)?;
+            if self.key_only {
+                m.serialize_key(&1u8)?;
+            } else {
+                m.serialize_value(&1u8)?;
+            }
+            m.end()
+        }
+    }
+    for key_only in [true, false] {
+        let err = write_error(&HalfEntry { key_only });
+        assert_eq!(err.kind().code(), "map-entry-incomplete");
+        assert_eq!(
+            err.to_string(),
+            "map entry written without its key or its value"
+        );
+    }
+}
+
+#[test]
+fn fields_skipped_both_ways_are_neither_written_nor_read() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Cache {
+        id: u8,
+        #[serde(skip)]
+        memo: Option<String>,
+        len: u16,
+    }
+    let bytes = hex("07 03 00");
+    writes(
+        &Cache {
+            id: 7,
+            memo: Some("not written".into()),
+            len: 3,
+        },
+        &bytes,
+    );
+    assert_eq!(
+        kiln::from_slice::<Cache>(&bytes).unwrap(),
+        Cache {
+            id: 7,
+            memo: None,
+            len: 3
+        }
+    );
+}
