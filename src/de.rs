@@ -157,6 +157,22 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         Ok(())
     }
 
+    /// Fails if no nesting level is left, before a container reads its
+    /// tag or count, so that a depth error points at the first byte of the
+    /// value that is too deep (`spec/03-types.md`, section 3.19.1).
+    #[inline]
+    fn check_depth(&self) -> Result<()> {
+        if self.depth_left == 0 {
+            return Err(Error::at(
+                ErrorKind::DepthLimit {
+                    limit: self.options.max_depth,
+                },
+                self.read.offset(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Runs `f` one nesting level deeper.
     #[inline]
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
@@ -326,6 +342,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.check_depth()?;
         let offset = self.read.offset();
         match self.read_u8("option tag")? {
             0 => visitor.visit_none().map_err(|e: Error| e.or_offset(offset)),
@@ -362,6 +379,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.check_depth()?;
         let count = self.read_count()?;
         self.visit_counted(count, visitor)
     }
@@ -384,6 +402,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.check_depth()?;
         let count = self.read_count()?;
         self.nested(|de| {
             let mut access = CountedAccess {

@@ -362,6 +362,7 @@ struct Nest(Option<Box<Nest>>);
 
 #[test]
 fn depth_limit() {
+    // A depth error is at the first byte of the value that is too deep.
     // The Nest read before option tag k is level 2k + 1, its option level
     // 2k + 2. With the default limit of 128, the Nest before tag 64 would
     // be level 129: the error is at byte 64, before that tag is read.
@@ -385,19 +386,19 @@ fn depth_limit() {
     let err = kiln::from_slice::<Nest>(&too_deep).unwrap_err();
     assert_eq!((err.kind().code(), err.offset()), ("depth-limit", Some(64)));
 
-    // Sequences: the fourth Vec is one too deep for max_depth(3); its
-    // count has been read, so the error is at the byte after it.
+    // Sequences: the fourth Vec is one too deep for max_depth(3). The
+    // error is at the first byte of that Vec: its count, not yet read.
     let opts = kiln::Options::new().max_depth(3);
     let bytes = hex("01 00 00 00 01 00 00 00 01 00 00 00 01 00 00 00 05");
     let err = opts
         .from_slice::<Vec<Vec<Vec<Vec<u8>>>>>(&bytes)
         .unwrap_err();
     assert_eq!(err.kind().code(), "depth-limit");
-    assert_eq!(err.offset(), Some(16));
+    assert_eq!(err.offset(), Some(12));
     assert_eq!(err.path().as_deref(), Some("[0][0][0]"));
     assert_eq!(
         err.to_string(),
-        "nesting too deep: the limit is 3 levels at byte 16 in [0][0][0]"
+        "nesting too deep: the limit is 3 levels at byte 12 in [0][0][0]"
     );
     let err2 = opts
         .from_reader::<_, Vec<Vec<Vec<Vec<u8>>>>>(&bytes[..])

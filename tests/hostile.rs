@@ -251,8 +251,8 @@ fn a_hundred_thousand_nested_enum_variants() {
 
 #[test]
 fn a_hundred_thousand_nested_vecs() {
-    // NestedVec is a newtype around a Vec: two levels per count. The 64th
-    // count (at byte 63 * 4) opens level 129, after the count is read.
+    // NestedVec is a newtype around a Vec: two levels per count. The
+    // newtype that starts at byte 64 * 4 would be level 129.
     let bytes: Vec<u8> = std::iter::repeat_n([1u8, 0, 0, 0], LEVELS)
         .flatten()
         .collect();
@@ -293,33 +293,33 @@ fn the_default_depth_is_reachable_on_a_test_thread() {
 
 #[test]
 fn max_depth_option() {
+    // Every option takes a level, Some or None, checked before its tag:
+    // Some(Some(Some(None))) of four options needs four levels.
     let bytes = hex("01 01 01 00");
-    // Option<Option<Option<Option<u8>>>>: None at the fourth level needs
-    // three levels (the fourth option is read but not entered).
     type Deep = Option<Option<Option<Option<u8>>>>;
     let v: Deep = kiln::Options::new()
-        .max_depth(3)
+        .max_depth(4)
         .from_slice(&bytes)
         .unwrap();
     assert_eq!(v, Some(Some(Some(None))));
+    // With three, the fourth option fails at its tag, byte 3.
     let err = kiln::Options::new()
-        .max_depth(2)
+        .max_depth(3)
         .from_slice::<Deep>(&bytes)
         .unwrap_err();
     assert_eq!(err.kind().code(), "depth-limit");
     assert_eq!(err.offset(), Some(3));
     assert_eq!(
         err.to_string(),
-        "nesting too deep: the limit is 2 levels at byte 3"
+        "nesting too deep: the limit is 3 levels at byte 3"
     );
-    // Depth 0 still reads scalars.
+    // Depth 0 still reads a scalar, but no container.
     let opts = kiln::Options::new().max_depth(0);
     assert_eq!(opts.from_slice::<u32>(&[1, 0, 0, 0]).unwrap(), 1);
-    assert_eq!(
-        opts.from_slice::<Option<u8>>(&[0]).unwrap(),
-        None,
-        "None does not nest"
-    );
+    let err = opts.from_slice::<Option<u8>>(&[0]).unwrap_err();
+    assert_eq!((err.kind().code(), err.offset()), ("depth-limit", Some(0)));
+    let err = opts.from_slice::<Vec<u8>>(&[0, 0, 0, 0]).unwrap_err();
+    assert_eq!((err.kind().code(), err.offset()), ("depth-limit", Some(0)));
     // The depth is given back when a value ends: siblings do not add up.
     let wide = kiln::to_vec(&vec![Some(Some(1u8)); 50]).unwrap();
     let opts = kiln::Options::new().max_depth(3);
