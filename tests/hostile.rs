@@ -100,8 +100,10 @@ fn ten_bytes_claiming_four_billion_u64s_fail_fast() {
     let (err, peak) = peak_of(|| kiln::from_reader::<_, Vec<u64>>(&bytes[..]).unwrap_err());
     assert_eq!(err.kind().code(), "unexpected-end");
     assert_eq!(err.offset(), Some(4));
-    // The reader's own 8 KiB buffer, and nothing for the claimed elements.
-    assert!(peak < 16 * 1024, "from_reader held {peak} bytes");
+    // The reader's own 8 KiB buffer, and at most one bounded step of
+    // elements (a vector of numbers may be read in 64 KiB steps): nothing
+    // that grows with the 32 GB claimed.
+    assert!(peak < 128 * 1024, "from_reader held {peak} bytes");
 }
 
 #[test]
@@ -110,7 +112,9 @@ fn counts_never_reserve_more_than_the_input_holds() {
     // budget) but far beyond the bytes: the vector must not reserve 8 MB.
     let mut bytes = (1_000_000u32).to_le_bytes().to_vec();
     bytes.extend_from_slice(&[0; 64]);
-    let (err, peak) = peak_of(|| kiln::from_slice::<Vec<u64>>(&bytes).unwrap_err());
+    // (Elements that are not plain numbers: a Vec of numbers may be read
+    // as a block, whose count is checked against its element size.)
+    let (err, peak) = peak_of(|| kiln::from_slice::<Vec<Option<u64>>>(&bytes).unwrap_err());
     assert_eq!(err.kind().code(), "unexpected-end");
     assert_eq!(err.offset(), Some(4 + 64));
     assert!(peak < 4096, "held {peak} bytes");
@@ -138,13 +142,14 @@ fn a_string_claiming_four_gigabytes_from_a_reader() {
          at byte 4"
     );
     assert!(peak < 16 * 1024, "held {peak} bytes");
-    // Byte strings too.
+    // Byte strings too (at most one bounded step beyond the buffer).
     let (err, peak) = peak_of(|| {
         opts.from_reader::<_, serde_bytes::ByteBuf>(&bytes[..])
             .unwrap_err()
     });
     assert_eq!(err.kind().code(), "unexpected-end");
-    assert!(peak < 16 * 1024, "held {peak} bytes");
+    assert_eq!(err.offset(), Some(4));
+    assert!(peak < 128 * 1024, "held {peak} bytes");
     // With the default 1 GiB limit the claim is refused before reading.
     let (err, peak) = peak_of(|| kiln::from_reader::<_, String>(&bytes[..]).unwrap_err());
     assert_eq!(err.kind().code(), "byte-limit");
