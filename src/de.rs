@@ -17,10 +17,14 @@ use crate::read::{IoRead, Read, Reference, SliceRead};
 /// What `deserialize_any` users should know.
 const ANY_FEATURES: &str = "#[serde(untagged)] enums, internally or adjacently tagged enums \
      (#[serde(tag = ...)]), #[serde(flatten)] and self-describing types such as serde_json::Value";
-const IDENTIFIER_FEATURES: &str = "field names, which Kiln does not write; they are read by \
-     #[serde(flatten)] structs and by structs deserialized from maps";
-const IGNORED_ANY_FEATURES: &str = "skipping a value of unknown type (serde::de::IgnoredAny, \
-     unknown fields), which a format without types or lengths cannot do";
+/// Read into "which {features} need": a noun phrase. Kiln writes no field
+/// or variant names, so nothing that reads one by name can work.
+const IDENTIFIER_FEATURES: &str = "adjacently tagged enums (#[serde(tag = ..., content = ...)]), \
+     #[serde(flatten)] and other readers of field names (Kiln writes no names)";
+/// Read into "which {features} need": a noun phrase. A value of unknown
+/// type cannot be skipped when the bytes carry neither types nor lengths.
+const IGNORED_ANY_FEATURES: &str = "serde::de::IgnoredAny and the skipping of unknown fields \
+     (Kiln bytes carry no types to skip by)";
 
 /// A serde `Deserializer` that reads Kiln bytes from a [`Read`].
 ///
@@ -522,7 +526,9 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for CountedAccess<'_, R> {
             .deserialize(&mut *self.de)
             .map_err(|e: Error| e.or_offset(start).in_index(self.index))?;
         if self.de.read.offset() == start {
-            self.de.charge_zero_sized()?;
+            self.de
+                .charge_zero_sized()
+                .map_err(|e| e.in_index(self.index))?;
         }
         self.index += 1;
         Ok(Some(value))
@@ -557,7 +563,9 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for CountedAccess<'_, R> {
             .deserialize(&mut *self.de)
             .map_err(|e: Error| e.or_offset(start).in_entry(self.index))?;
         if self.de.read.offset() == self.entry_start {
-            self.de.charge_zero_sized()?;
+            self.de
+                .charge_zero_sized()
+                .map_err(|e| e.in_entry(self.index))?;
         }
         self.index += 1;
         Ok(value)

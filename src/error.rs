@@ -118,8 +118,13 @@ pub enum ErrorKind {
         /// The limit in force.
         limit: u32,
     },
-    /// A reader produced more bytes than [`Options::byte_limit`](crate::Options::byte_limit).
-    #[error("input longer than the byte limit of {limit}")]
+    /// A value read from a stream would reach past
+    /// [`Options::byte_limit`](crate::Options::byte_limit). This is checked
+    /// before the value is read, so a huge claim fails at once, whether or
+    /// not the stream really holds that many bytes.
+    #[error(
+        "byte limit: expected at most {limit} bytes of input, found a value reaching past them"
+    )]
     ByteLimit {
         /// The limit in force.
         limit: u64,
