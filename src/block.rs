@@ -7,15 +7,70 @@
 //! Shaped arrays ([`crate`]'s directory) use the same set and the `DTYPE`
 //! codes defined here; `spec/04-blocks.md` and `spec/08-directory.md`
 //! describe the bytes.
+//!
+//! # One copy, same bytes
+//!
+//! A block is written as a `u32` count and the elements' little-endian
+//! bytes, which is exactly what the element-by-element path writes for a
+//! sequence of numbers. Because every bit pattern is a valid value of each
+//! element type, and the layout in memory of `[T]` on a little-endian host
+//! *is* those bytes, a block can be written and read with one memory copy.
+//! Which path ran is never visible in the bytes.
+//!
+//! * **Writing.** serde's `Serialize` impls for `[T]` and `Vec<T>` (and so
+//!   for `Box<[T]>`, `Cow<[T]>`, `Arc<[T]>`, which forward to `[T]`) call
+//!   `Serializer::collect_seq` with `&[T]` or `&Vec<T>`. Kiln's
+//!   `collect_seq` compares the iterator's type with those two, by a
+//!   [`TypeId`] that ignores lifetimes ([`typeid::of`]), for each element
+//!   type; on a match it writes the count and the slice's bytes at once.
+//!   Any other iterator takes the generic path.
+//! * **Reading.** `Vec<T>::deserialize` calls `deserialize_seq` with a
+//!   visitor private to serde, one type per `T`. Kiln learns that type once
+//!   per element type by running `Vec<T>::deserialize` against a probe
+//!   deserializer that only records the visitor's type id (cached in a
+//!   `OnceLock`). When `deserialize_seq` later receives exactly that visitor,
+//!   Kiln checks the count against the input, allocates the `Vec<T>` once
+//!   and copies the bytes into it, without calling the visitor. Any other
+//!   visitor, including a user's own visitor whose value is a `Vec<f32>`, is
+//!   driven element by element as usual. `Box<[T]>`, `Cow<[T]>` and
+//!   `Arc<[T]>` are deserialized by serde through `Vec<T>`, so they profit
+//!   too.
+//! * **Returning the vector.** A `Vec<T>` built by Kiln is handed back as the
+//!   visitor's `Value` only after checking that `Value` *is* `Vec<T>`
+//!   (`cast_vec`); since `Vec<T>` of an element type has no lifetime in
+//!   it, equal lifetime-free type ids mean equal types.
+//!
+//! On a big-endian host the same routes swap each element's bytes while
+//! copying ([`write_swapped`], [`swap_all`]); those routines are public so
+//! that the conversion can be tested on any host.
+
+use std::any::TypeId;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeOwned, Visitor};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::read::Read;
 
 mod private {
-    pub trait Sealed {}
+    use std::any::TypeId;
+
+    pub trait Sealed {
+        /// What the reader calls a block of this element in errors.
+        const BLOCK: &'static str;
+        /// The type id of the visitor `Vec<Self>::deserialize` passes to
+        /// `deserialize_seq`, or `None` if it does not call it.
+        fn vec_visitor_id() -> Option<TypeId>;
+    }
 }
 
 /// A primitive number type whose sequences are written and read as blocks.
 ///
 /// Sealed: implemented for `u8`, `i8`, `u16`, `i16`, `u32`, `i32`, `u64`,
-/// `i64`, `u128`, `i128`, `f32` and `f64`.
+/// `i64`, `u128`, `i128`, `f32` and `f64`. Every bit pattern of
+/// [`Element::SIZE`] bytes is a valid value of each of them, which is what
+/// lets a block be copied as bytes.
 pub trait Element:
     private::Sealed + Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static
 {
@@ -31,9 +86,72 @@ pub trait Element:
     fn swap_bytes(self) -> Self;
 }
 
+/// The visitor `Vec<T>::deserialize` hands to `deserialize_seq`, found by
+/// asking it once; `None` if it never calls `deserialize_seq`.
+fn probe_vec_visitor<T: DeserializeOwned>() -> Option<TypeId> {
+    let mut seen = None;
+    let _ = Vec::<T>::deserialize(Probe { seen: &mut seen });
+    seen
+}
+
+/// A deserializer that reads nothing: it records the type of the visitor
+/// given to `deserialize_seq` and fails every call.
+struct Probe<'a> {
+    seen: &'a mut Option<TypeId>,
+}
+
+/// The only error [`Probe`] returns.
+#[derive(Debug)]
+struct ProbeError;
+
+impl std::fmt::Display for ProbeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("probe")
+    }
+}
+
+impl std::error::Error for ProbeError {}
+
+impl de::Error for ProbeError {
+    fn custom<T: std::fmt::Display>(_msg: T) -> Self {
+        ProbeError
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Probe<'_> {
+    type Error = ProbeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, ProbeError> {
+        Err(ProbeError)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, ProbeError> {
+        *self.seen = Some(typeid::of::<V>());
+        Err(ProbeError)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+macro_rules! sealed {
+    ($ty:ty) => {
+        impl private::Sealed for $ty {
+            const BLOCK: &'static str = concat!(stringify!($ty), " block");
+            fn vec_visitor_id() -> Option<TypeId> {
+                static ID: OnceLock<Option<TypeId>> = OnceLock::new();
+                *ID.get_or_init(probe_vec_visitor::<$ty>)
+            }
+        }
+    };
+}
+
 macro_rules! int_element {
     ($($ty:ty => $code:expr,)*) => {$(
-        impl private::Sealed for $ty {}
+        sealed!($ty);
         impl Element for $ty {
             const DTYPE: u8 = $code;
             const NAME: &'static str = stringify!($ty);
@@ -53,7 +171,7 @@ int_element! {
 
 macro_rules! float_element {
     ($($ty:ty => $code:expr,)*) => {$(
-        impl private::Sealed for $ty {}
+        sealed!($ty);
         impl Element for $ty {
             const DTYPE: u8 = $code;
             const NAME: &'static str = stringify!($ty);
@@ -98,4 +216,297 @@ pub fn dtype_name(code: u8) -> Option<&'static str> {
         0x0c => "f64",
         _ => return None,
     })
+}
+
+// ----- bytes of a slice -------------------------------------------------
+
+/// The elements' bytes in memory order, without copying: on a little-endian
+/// host, their Kiln encoding.
+///
+/// ```
+/// assert_eq!(kiln::block::native_bytes(&[1u16, 2]), u16_bytes());
+/// # fn u16_bytes() -> &'static [u8] {
+/// #     if cfg!(target_endian = "little") { &[1, 0, 2, 0] } else { &[0, 1, 0, 2] }
+/// # }
+/// ```
+#[inline]
+pub fn native_bytes<T: Element>(elems: &[T]) -> &[u8] {
+    // SAFETY: `T` is one of the twelve primitive integers and floats (the
+    // trait is sealed): no padding, so all `size_of_val(elems)` bytes behind
+    // the pointer are initialised; `u8` needs no alignment; the byte view
+    // borrows `elems`, so it cannot outlive it or alias a `&mut`.
+    unsafe { std::slice::from_raw_parts(elems.as_ptr().cast::<u8>(), std::mem::size_of_val(elems)) }
+}
+
+/// The elements' bytes in memory order, writable: whatever bytes are stored
+/// through it, each element holds a valid value afterwards.
+#[inline]
+pub fn native_bytes_mut<T: Element>(elems: &mut [T]) -> &mut [u8] {
+    // SAFETY: as in `native_bytes`; in addition every bit pattern is a valid
+    // value of each element type, so writing arbitrary bytes through the
+    // view cannot produce an invalid `T`. The view reborrows `elems`
+    // mutably, so nothing else can observe the elements meanwhile.
+    unsafe {
+        std::slice::from_raw_parts_mut(
+            elems.as_mut_ptr().cast::<u8>(),
+            std::mem::size_of_val(elems),
+        )
+    }
+}
+
+/// Reverses the bytes of every element in place: the conversion between
+/// native and little-endian order on a big-endian host.
+///
+/// ```
+/// let mut v = [0x0102_0304u32, 0x0a0b_0c0d];
+/// kiln::block::swap_all(&mut v);
+/// assert_eq!(v, [0x0403_0201, 0x0d0c_0b0a]);
+/// ```
+#[inline]
+pub fn swap_all<T: Element>(elems: &mut [T]) {
+    for e in elems {
+        *e = e.swap_bytes();
+    }
+}
+
+/// Turns elements whose bytes were copied from little-endian input into
+/// native values: nothing to do on a little-endian host, [`swap_all`] on a
+/// big-endian one.
+#[inline]
+pub fn le_to_native<T: Element>(elems: &mut [T]) {
+    if cfg!(target_endian = "big") {
+        swap_all(elems);
+    }
+}
+
+/// Elements converted per step by [`write_swapped`] (at most 4 KiB).
+const SWAP_STEP: usize = 256;
+
+/// Hands `sink` the little-endian bytes of `elems`: on a little-endian
+/// host, one call with the slice's own memory (no copy here); on a
+/// big-endian host, [`write_swapped`].
+///
+/// ```
+/// let mut out = Vec::new();
+/// kiln::block::write_le(&[1.0f32, -2.0], |b| { out.extend_from_slice(b); Ok::<_, ()>(()) })?;
+/// assert_eq!(out, [0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0]);
+/// # Ok::<(), ()>(())
+/// ```
+///
+/// # Errors
+/// Whatever `sink` returns; the first error stops the writing.
+#[inline]
+pub fn write_le<T: Element, E>(
+    elems: &[T],
+    mut sink: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), E> {
+    if cfg!(target_endian = "little") {
+        sink(native_bytes(elems))
+    } else {
+        write_swapped(elems, sink)
+    }
+}
+
+/// Hands `sink` the bytes of `elems` with each element's bytes reversed,
+/// a few kilobytes at a time. This is how a big-endian host writes
+/// little-endian blocks; on a little-endian host it produces big-endian
+/// bytes, which is how the conversion is tested.
+///
+/// ```
+/// let mut out = Vec::new();
+/// kiln::block::write_swapped(&[0x0102u16, 0x0304], |b| { out.extend_from_slice(b); Ok::<_, ()>(()) })?;
+/// let expected: Vec<u8> = [0x0102u16, 0x0304].iter().flat_map(|v| v.swap_bytes().to_ne_bytes()).collect();
+/// assert_eq!(out, expected);
+/// # Ok::<(), ()>(())
+/// ```
+///
+/// # Errors
+/// Whatever `sink` returns; the first error stops the writing.
+pub fn write_swapped<T: Element, E>(
+    elems: &[T],
+    mut sink: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut buf = [T::default(); SWAP_STEP];
+    for chunk in elems.chunks(SWAP_STEP) {
+        let tmp = &mut buf[..chunk.len()];
+        tmp.copy_from_slice(chunk);
+        swap_all(tmp);
+        sink(native_bytes(tmp))?;
+    }
+    Ok(())
+}
+
+/// A `Vec<T>` holding the elements whose little-endian bytes are `bytes`:
+/// one allocation of exactly the right size and one copy. `None` if the
+/// length is not a whole number of elements.
+///
+/// ```
+/// let v: Vec<f32> = kiln::block::vec_from_le_bytes(&[0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0]).unwrap();
+/// assert_eq!(v, [1.0, -2.0]);
+/// assert_eq!(kiln::block::vec_from_le_bytes::<f32>(&[0, 0, 0x80]), None);
+/// ```
+pub fn vec_from_le_bytes<T: Element>(bytes: &[u8]) -> Option<Vec<T>> {
+    if !bytes.len().is_multiple_of(T::SIZE) {
+        return None;
+    }
+    Some(vec_from_whole(bytes))
+}
+
+/// [`vec_from_le_bytes`] for callers that know the length is a whole number
+/// of elements (a trailing part of an element would be left out).
+#[inline]
+fn vec_from_whole<T: Element>(bytes: &[u8]) -> Vec<T> {
+    let n = bytes.len() / T::SIZE;
+    let mut vec = Vec::<T>::with_capacity(n);
+    // SAFETY: the vector owns room for at least `n` elements, that is
+    // `n * T::SIZE <= bytes.len()` bytes, at `as_mut_ptr()`, valid for
+    // writes; `bytes` holds at least that many bytes to read, and the fresh
+    // allocation cannot overlap it. After the copy the first `n` elements
+    // hold valid values, because every bit pattern is a valid `T` for the
+    // sealed element types, so `set_len(n)` (with `n <= capacity`) exposes
+    // only initialised elements.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), vec.as_mut_ptr().cast::<u8>(), n * T::SIZE);
+        vec.set_len(n);
+    }
+    le_to_native(&mut vec);
+    vec
+}
+
+// ----- recognising slices and serde's Vec visitor -------------------------
+
+/// Sees `value` as a slice when its type is `&[T]` or `&Vec<T>` (of any
+/// lifetime); the types serde passes to `collect_seq` for `[T]` and `Vec<T>`.
+#[inline]
+pub(crate) fn as_slice<'b, I, T: Element>(value: &'b I) -> Option<&'b [T]> {
+    let id = typeid::of::<I>();
+    if id == TypeId::of::<&'static [T]>() {
+        // SAFETY: `typeid::of` erases lifetimes only, and `&[T]` has no other
+        // lifetime than its own, so `I` is `&'x [T]` for some `'x`. Because
+        // `value: &'b I` exists, `I: 'b`, so `'x: 'b`: reading the reference
+        // out and using it for `'b` shortens its lifetime, which is sound.
+        Some(unsafe { *(value as *const I).cast::<&'b [T]>() })
+    } else if id == TypeId::of::<&'static Vec<T>>() {
+        // SAFETY: as above, `I` is `&'x Vec<T>` with `'x: 'b`.
+        let vec = unsafe { *(value as *const I).cast::<&'b Vec<T>>() };
+        Some(vec.as_slice())
+    } else {
+        None
+    }
+}
+
+/// Work to do with a slice of whichever element type it turns out to be.
+pub(crate) trait SliceFn {
+    /// What the work returns.
+    type Out;
+    /// Does the work.
+    fn call<T: Element>(self, elems: &[T]) -> Self::Out;
+}
+
+/// Calls `f` with `value` as a slice if it is a `&[T]` or `&Vec<T>` of an
+/// element type ([`as_slice`]); gives `f` back otherwise.
+#[inline]
+pub(crate) fn with_slice<I, F: SliceFn>(value: &I, f: F) -> Result<F::Out, F> {
+    macro_rules! each {
+        ($($t:ty)*) => {$(
+            if let Some(s) = as_slice::<I, $t>(value) {
+                return Ok(f.call(s));
+            }
+        )*};
+    }
+    each!(u8 i8 u16 i16 u32 i32 u64 i64 u128 i128 f32 f64);
+    Err(f)
+}
+
+/// Whether `V` is exactly the visitor serde's `Vec<T>::deserialize` uses,
+/// so that the vector may be built without it.
+///
+/// The first test (the visitor's value is `Vec<T>`) is decided at compile
+/// time and keeps the cost off every other sequence; the second compares
+/// with the visitor found by probing `Vec<T>::deserialize` once.
+#[inline]
+pub(crate) fn is_vec_visitor<'de, V: Visitor<'de>, T: Element>() -> bool {
+    typeid::of::<V::Value>() == TypeId::of::<Vec<T>>()
+        && Some(typeid::of::<V>()) == <T as private::Sealed>::vec_visitor_id()
+}
+
+/// Returns `vec` as an `X`, if `X` is `Vec<T>`; `None` otherwise.
+#[inline]
+pub(crate) fn cast_vec<T: Element, X>(vec: Vec<T>) -> Option<X> {
+    if typeid::of::<X>() != TypeId::of::<Vec<T>>() {
+        return None;
+    }
+    let vec = std::mem::ManuallyDrop::new(vec);
+    // SAFETY: `typeid::of::<X>()` is the id of `X` with its lifetimes made
+    // `'static`. `Vec<T>` for an element type contains no lifetime at all,
+    // so the only type with its id is `Vec<T>` itself: `X` is `Vec<T>`.
+    // Reading the vector out as `X` is then a move of the same type; the
+    // `ManuallyDrop` keeps the original from being dropped twice.
+    Some(unsafe { std::ptr::read((&*vec as *const Vec<T>).cast::<X>()) })
+}
+
+// ----- reading a block ----------------------------------------------------
+
+/// Bytes by which a block read from a stream grows at a time.
+const STREAM_STEP: usize = 64 * 1024;
+
+/// Reads the elements of a block whose count (`count`, read at
+/// `count_offset`) was just read: checks that the input can hold them
+/// before allocating, then copies them in.
+///
+/// From a slice the count is checked against the bytes left
+/// ([`ErrorKind::CountTooLarge`] at the count's offset) and the vector is
+/// allocated once. From a stream, whose length is unknown, the vector grows
+/// in steps of 64 KiB as the bytes arrive, so memory follows the input and
+/// a count the stream cannot back ends in [`ErrorKind::UnexpectedEnd`].
+pub(crate) fn read_elements<'de, T: Element, R: Read<'de>>(
+    read: &mut R,
+    count: u32,
+    count_offset: u64,
+) -> Result<Vec<T>> {
+    let count = count as usize;
+    let name = <T as private::Sealed>::BLOCK;
+    let too_large = |max: u64| {
+        Error::at(
+            ErrorKind::CountTooLarge {
+                count: count as u64,
+                max,
+            },
+            count_offset,
+        )
+    };
+    let Some(len) = count.checked_mul(T::SIZE) else {
+        return Err(too_large(read.remaining().unwrap_or(0) / T::SIZE as u64));
+    };
+    if let Some(remaining) = read.remaining() {
+        if len as u64 > remaining {
+            return Err(too_large(remaining / T::SIZE as u64));
+        }
+        let bytes = read.read_bytes(len, name)?;
+        return Ok(vec_from_whole(&bytes));
+    }
+    let start = read.offset();
+    let step = STREAM_STEP / T::SIZE;
+    let mut vec = Vec::new();
+    while vec.len() < count {
+        let old = vec.len();
+        let n = (count - old).min(step);
+        vec.resize(old + n, T::default());
+        if let Err(e) = read.read_into(native_bytes_mut(&mut vec[old..]), name) {
+            return Err(match *e.kind() {
+                // Report the block as a whole, not the step that failed.
+                ErrorKind::UnexpectedEnd { available, .. } => Error::at(
+                    ErrorKind::UnexpectedEnd {
+                        expected: name,
+                        needed: len as u64,
+                        available: (old * T::SIZE) as u64 + available,
+                    },
+                    start,
+                ),
+                _ => e,
+            });
+        }
+    }
+    le_to_native(&mut vec);
+    Ok(vec)
 }

@@ -10,6 +10,7 @@
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
+use crate::block::{self, Element};
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
 use crate::read::{IoRead, Read, Reference, SliceRead};
@@ -201,6 +202,31 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         Ok((start, self.read.read_bytes(len, expected)?))
     }
 
+    /// The single-copy path: when `V` is serde's own visitor for `Vec<T>` of
+    /// a block element type, reads the vector at once (see [`crate::block`]).
+    /// `None` (having read nothing) for every other visitor.
+    #[inline]
+    fn try_block<V: Visitor<'de>>(&mut self) -> Result<Option<V::Value>> {
+        macro_rules! each {
+            ($($t:ty)*) => {$(
+                if block::is_vec_visitor::<V, $t>() {
+                    let vec = self.read_block::<$t>()?;
+                    return Ok(block::cast_vec(vec));
+                }
+            )*};
+        }
+        each!(u8 i8 u16 i16 u32 i32 u64 i64 u128 i128 f32 f64);
+        Ok(None)
+    }
+
+    /// Reads a block of `T`: the count, checked against the input for
+    /// elements of `T::SIZE` bytes, then the elements in one copy.
+    fn read_block<T: Element>(&mut self) -> Result<Vec<T>> {
+        let count_offset = self.read.offset();
+        let count = self.read_u32("count (u32)")?;
+        self.nested(|de| block::read_elements::<T, R>(&mut de.read, count, count_offset))
+    }
+
     /// Reads a sequence of `count` elements, checking the visitor takes all.
     fn visit_counted<V: Visitor<'de>>(&mut self, count: u32, visitor: V) -> Result<V::Value> {
         self.nested(|de| {
@@ -337,6 +363,16 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 
     #[inline]
     fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.read.remaining().is_none() {
+            // A stream: build the owned bytes in one copy out of the reader's
+            // buffer, in bounded steps, and hand them over.
+            let count_offset = self.read.offset();
+            let count = self.read_u32("count (u32)")?;
+            let bytes = block::read_elements::<u8, R>(&mut self.read, count, count_offset)?;
+            return visitor
+                .visit_byte_buf(bytes)
+                .map_err(|e: Error| e.or_offset(count_offset + 4));
+        }
         self.deserialize_bytes(visitor)
     }
 
@@ -380,6 +416,9 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.check_depth()?;
+        if let Some(vec) = self.try_block::<V>()? {
+            return Ok(vec);
+        }
         let count = self.read_count()?;
         self.visit_counted(count, visitor)
     }

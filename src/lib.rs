@@ -37,7 +37,8 @@
 //!
 //! ## Modules
 //! * [`ser`]: the serializer; [`de`]: the deserializer;
-//! * [`block`]: the element types of numeric blocks and their dtype codes;
+//! * [`block`]: the element types of numeric blocks, their dtype codes and
+//!   the routines that write and read a block with one memory copy;
 //! * [`read`]: where the deserializer's bytes come from (slices borrow);
 //! * [`error`]: the one error type, with offset and path;
 //! * [`options`]: decoding limits (depth, zero-sized elements, byte limit).

@@ -9,6 +9,7 @@ use std::io;
 
 use serde::ser::{self, Serialize};
 
+use crate::block::{self, Element};
 use crate::error::{Error, ErrorKind, Result};
 
 mod private {
@@ -319,6 +320,31 @@ impl<'a, O: Output> ser::Serializer for &'a mut Serializer<O> {
         self.open_seq(len)
     }
 
+    /// `[T]` and `Vec<T>` of a block element type (what serde passes here
+    /// for them) are written with one copy, see [`crate::block`]; any other
+    /// sequence element by element. The bytes are the same either way.
+    #[inline]
+    fn collect_seq<I>(self, iter: I) -> Result<()>
+    where
+        I: IntoIterator,
+        I::Item: Serialize,
+    {
+        let ser = match block::with_slice(&iter, WriteBlock(self)) {
+            Ok(written) => return written,
+            Err(WriteBlock(ser)) => ser,
+        };
+        let iter = iter.into_iter();
+        let len = match iter.size_hint() {
+            (lo, Some(hi)) if lo == hi => Some(lo),
+            _ => None,
+        };
+        let mut seq = ser.open_seq(len)?;
+        for item in iter {
+            seq.element(&item)?;
+        }
+        seq.finish()
+    }
+
     #[inline]
     fn serialize_tuple(self, _len: usize) -> Result<Compound<'a, O>> {
         Ok(Compound::fixed(self, ""))
@@ -365,6 +391,18 @@ impl<'a, O: Output> ser::Serializer for &'a mut Serializer<O> {
 
     fn is_human_readable(&self) -> bool {
         false
+    }
+}
+
+/// Writes a block: the count, then the elements' little-endian bytes at once.
+struct WriteBlock<'a, O>(&'a mut Serializer<O>);
+
+impl<O: Output> block::SliceFn for WriteBlock<'_, O> {
+    type Out = Result<()>;
+    #[inline]
+    fn call<T: Element>(self, elems: &[T]) -> Result<()> {
+        self.0.write_count(elems.len())?;
+        block::write_le(elems, |bytes| self.0.out.write(bytes))
     }
 }
 
