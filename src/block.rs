@@ -17,7 +17,15 @@ mod private {
 /// Sealed: implemented for `u8`, `i8`, `u16`, `i16`, `u32`, `i32`, `u64`,
 /// `i64`, `u128`, `i128`, `f32` and `f64`.
 pub trait Element:
-    private::Sealed + Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static
+    private::Sealed
+    + bytemuck::Pod
+    + Copy
+    + Default
+    + PartialEq
+    + std::fmt::Debug
+    + Send
+    + Sync
+    + 'static
 {
     /// The element's dtype code in a directory entry (`spec/08-directory.md`).
     const DTYPE: u8;

@@ -38,14 +38,19 @@
 //! ## Modules
 //! * [`ser`]: the serializer; [`de`]: the deserializer;
 //! * [`block`]: the element types of numeric blocks and their dtype codes;
+//! * [`array`](mod@array): shaped arrays ([`Array`], [`ArrayView`]);
+//!   [`directory`]: the array directory at the end of a record, and
+//!   listing or fetching arrays without the record's type;
 //! * [`read`]: where the deserializer's bytes come from (slices borrow);
 //! * [`error`]: the one error type, with offset and path;
 //! * [`options`]: decoding limits (depth, zero-sized elements, byte limit).
 
 #![deny(missing_docs)]
 
+pub mod array;
 pub mod block;
 pub mod de;
+pub mod directory;
 pub mod error;
 pub mod options;
 pub mod read;
@@ -56,6 +61,7 @@ use std::io;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use crate::array::{Array, ArrayView};
 pub use crate::de::Deserializer;
 pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::options::Options;
@@ -97,7 +103,9 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// # Errors
 /// As [`to_vec`]. On error, `out` may hold part of the value.
 pub fn to_vec_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<()> {
-    value.serialize(&mut Serializer::new(out))
+    let mut ser = Serializer::new(out);
+    value.serialize(&mut ser)?;
+    ser.finish()
 }
 
 /// Encodes `value` into an [`io::Write`].
@@ -112,7 +120,9 @@ pub fn to_vec_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Resul
 /// # Errors
 /// As [`to_vec`], plus [`ErrorKind::Io`] from the writer.
 pub fn to_writer<W: io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
-    value.serialize(&mut Serializer::new(ser::IoWriter::new(writer)))
+    let mut ser = Serializer::new(ser::IoWriter::new(writer));
+    value.serialize(&mut ser)?;
+    ser.finish()
 }
 
 /// The number of bytes [`to_vec`] would produce, without producing them.
@@ -127,6 +137,7 @@ pub fn to_writer<W: io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> R
 pub fn serialized_size<T: ?Sized + Serialize>(value: &T) -> Result<u64> {
     let mut ser = Serializer::new(ser::SizeCounter::default());
     value.serialize(&mut ser)?;
+    ser.finish()?;
     Ok(ser.into_inner().size)
 }
 
