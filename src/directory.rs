@@ -1,6 +1,6 @@
 //! The array directory: where a record says which shaped arrays it holds.
 //!
-//! A record that holds [`Array`](crate::Array)s ends with a directory (one
+//! A record that holds [`Array`]s ends with a directory (one
 //! entry per array, in the order the arrays appear in the record) and a
 //! fixed 24-byte trailer. The trailer sits at the very end, so a reader
 //! that knows where the record ends finds the directory without knowing the
