@@ -453,7 +453,7 @@ fn other_formats_check_shapes_too() {
         serde_json::to_string(&Array::from_shape_vec(vec![1, 2], vec![5i16, -6]).unwrap()).unwrap(),
         r#"{"shape":[1,2],"data":[5,-6]}"#
     );
-    let bin = bincode::serde::encode_to_vec(&scene(), bincode::config::standard()).unwrap();
+    let bin = bincode::serde::encode_to_vec(scene(), bincode::config::standard()).unwrap();
     let (back, _): (Scene, _) =
         bincode::serde::decode_from_slice(&bin, bincode::config::standard()).unwrap();
     assert_eq!(back, scene());
