@@ -65,6 +65,11 @@ use crate::error::{Error, ErrorKind, Result};
 
 pub use crate::directory::{ArrayInfo, fetch, fetch_view, list};
 
+#[cfg(feature = "ndarray")]
+mod nd;
+#[cfg(feature = "ndarray")]
+pub use nd::serde_ndarray;
+
 /// Product of a shape, saturating (for error messages).
 fn product(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))

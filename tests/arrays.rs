@@ -467,3 +467,87 @@ fn padding_must_be_zero() {
     assert_eq!(err.kind().code(), "padding-nonzero");
     assert_eq!(err.offset(), Some(40));
 }
+
+#[cfg(feature = "ndarray")]
+mod with_ndarray {
+    use super::*;
+    use ndarray::{ArrayD, IxDyn, s};
+
+    #[test]
+    fn owned_conversions_keep_shape_and_order() {
+        let nd =
+            ndarray::Array::from_shape_fn((2, 3, 4), |(i, j, k)| (i * 100 + j * 10 + k) as i32);
+        let k = Array::from(nd.clone());
+        assert_eq!(k.shape(), [2, 3, 4]);
+        assert_eq!(&k.data()[..5], [0, 1, 2, 3, 10]);
+        let back = ArrayD::try_from(k).unwrap();
+        assert_eq!(back, nd.clone().into_dyn());
+        // A transposed (column-major) array is copied in row-major order.
+        let t = Array::from(nd.clone().reversed_axes());
+        assert_eq!(t.shape(), [4, 3, 2]);
+        assert_eq!(&t.data()[..3], [0, 100, 10]);
+        // A sliced array that starts inside its buffer.
+        let sliced = nd.slice_move(s![1.., .., ..]);
+        let k = Array::from(sliced.clone());
+        assert_eq!(k.shape(), [1, 3, 4]);
+        assert_eq!(k.data(), sliced.iter().copied().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn views_convert_without_copying() {
+        let bytes = std::fs::read(GOLDEN).unwrap();
+        let aligned = AlignedBytes::from_slice(&bytes);
+        let v: ArrayView<f32> = kiln::directory::fetch_view(aligned.as_slice(), 0).unwrap();
+        let nd = v.to_ndarray().unwrap();
+        assert_eq!(nd.shape(), [3, 4, 5]);
+        assert_eq!(nd[IxDyn(&[1, 2, 3])], (20 + 10 + 3) as f32 * 0.5);
+        assert_eq!(nd.as_ptr(), v.data().as_ptr());
+        let again = ArrayView::try_from(nd.view()).unwrap();
+        assert_eq!(again, v);
+        let err = ArrayView::try_from(nd.t()).unwrap_err();
+        assert_eq!(err.kind().code(), "view-unavailable");
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Mesh {
+        #[serde(with = "kiln::array::serde_ndarray")]
+        vertices: ndarray::Array2<f32>,
+        #[serde(with = "kiln::array::serde_ndarray")]
+        indices: ndarray::Array2<u32>,
+    }
+
+    #[test]
+    fn ndarray_fields_are_kiln_arrays() {
+        let mesh = Mesh {
+            vertices: ndarray::Array2::from_shape_fn((4, 3), |(i, j)| (i * 3 + j) as f32),
+            indices: ndarray::arr2(&[[0, 1, 2], [0, 2, 3]]),
+        };
+        let bytes = kiln::to_vec(&mesh).unwrap();
+        let expect = kiln::to_vec(&(
+            Array::from(mesh.vertices.clone()),
+            Array::from(mesh.indices.clone()),
+        ))
+        .unwrap();
+        assert_eq!(bytes, expect);
+        assert_eq!(kiln::from_slice::<Mesh>(&bytes).unwrap(), mesh);
+        // A non-contiguous field is written in row-major order.
+        let t = Mesh {
+            vertices: mesh.vertices.t().to_owned(),
+            indices: mesh.indices.clone(),
+        };
+        let tb = kiln::to_vec(&Mesh {
+            vertices: mesh.vertices.clone().reversed_axes(),
+            indices: mesh.indices.clone(),
+        })
+        .unwrap();
+        assert_eq!(kiln::from_slice::<Mesh>(&tb).unwrap(), t);
+        // The wrong rank is refused.
+        let three = kiln::to_vec(&(
+            Array::<f32>::zeros(vec![1, 1, 1]).unwrap(),
+            Array::<u32>::zeros(vec![0, 3]).unwrap(),
+        ))
+        .unwrap();
+        let err = kiln::from_slice::<Mesh>(&three).unwrap_err();
+        assert!(err.to_string().contains("expected rank"), "{err}");
+    }
+}
