@@ -178,6 +178,10 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
 /// # Ok::<(), kiln::Error>(())
 /// ```
 ///
+/// The end of the record is not known here, so a record that holds
+/// [`Array`]s cannot be read this way (their directory is at the record's
+/// end): reading one fails with [`ErrorKind::RecordEndUnknown`].
+///
 /// # Errors
 /// As [`from_slice`], except that trailing bytes are returned, not refused.
 pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
@@ -189,7 +193,9 @@ pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T,
 /// The reader is read through an internal buffer, in bounded steps: memory
 /// grows with the bytes that arrive, never with a count the input claims.
 /// At most [`options::DEFAULT_BYTE_LIMIT`] bytes are read; set another limit
-/// with [`Options::byte_limit`].
+/// with [`Options::byte_limit`]. A record that holds [`Array`]s has its
+/// directory at its end: when the first array is met, the rest of the
+/// stream (within the byte limit) is read into memory to find it.
 ///
 /// ```
 /// let v: Vec<f32> = kiln::from_reader(&[2, 0, 0, 0, 0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0][..])?;
