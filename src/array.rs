@@ -1,4 +1,5 @@
-//! Shaped arrays: [`Array`] (owned) and [`ArrayView`] (borrowed in place).
+//! Shaped arrays: [`Array`] (owned), [`ArrayView`] (borrowed in place) and
+//! [`ArrayCow`] (borrowed when the block allows it, copied otherwise).
 //!
 //! An array is a shape (its dimensions, outermost first) and its elements
 //! in row-major order, for the numeric [`Element`] types. In a Kiln record
@@ -701,6 +702,146 @@ impl<'de: 'a, 'a, T: Element> Deserialize<'de> for ArrayView<'a, T> {
                 marker: PhantomData,
             },
         )
+    }
+}
+
+/// An array that borrows its block when it can and copies it when it
+/// cannot: the block is misaligned in memory, the input is a stream, the
+/// host is big-endian, or the format is not Kiln.
+///
+/// Where [`ArrayView`] fails with [`ErrorKind::ViewMisaligned`],
+/// `ArrayCow` says which way it went ([`ArrayCow::is_borrowed`]) and always
+/// reads.
+///
+/// ```
+/// use kiln::array::{AlignedBytes, ArrayCow};
+///
+/// let bytes = kiln::to_vec(&kiln::Array::from_vec(vec![1.5f32, 2.5]))?;
+/// let aligned = AlignedBytes::from_slice(&bytes);
+/// let a: ArrayCow<f32> = kiln::from_slice(aligned.as_slice())?;
+/// assert!(a.is_borrowed());
+///
+/// let mut shifted = vec![0u8];
+/// shifted.extend_from_slice(&bytes);
+/// let shifted = AlignedBytes::from_slice(&shifted);
+/// let b: ArrayCow<f32> = kiln::from_slice(&shifted.as_slice()[1..])?;
+/// assert!(!b.is_borrowed());
+/// assert_eq!(a.data(), b.data());
+/// # Ok::<(), kiln::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArrayCow<'a, T: Element> {
+    /// The block, in place.
+    Borrowed(ArrayView<'a, T>),
+    /// A copy of the block.
+    Owned(Array<T>),
+}
+
+impl<T: Element> ArrayCow<'_, T> {
+    /// Whether the elements are borrowed from the input.
+    pub fn is_borrowed(&self) -> bool {
+        matches!(self, ArrayCow::Borrowed(_))
+    }
+
+    /// The dimensions, outermost first.
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            ArrayCow::Borrowed(v) => v.shape(),
+            ArrayCow::Owned(a) => a.shape(),
+        }
+    }
+
+    /// The elements in row-major order.
+    pub fn data(&self) -> &[T] {
+        match self {
+            ArrayCow::Borrowed(v) => v.data(),
+            ArrayCow::Owned(a) => a.data(),
+        }
+    }
+
+    /// An owned array (a copy only if borrowed).
+    pub fn into_owned(self) -> Array<T> {
+        match self {
+            ArrayCow::Borrowed(v) => v.to_owned(),
+            ArrayCow::Owned(a) => a,
+        }
+    }
+}
+
+/// The elements of an [`ArrayCow`]: borrowed if they can be, else copied.
+enum CowData<'de, T> {
+    Borrowed(&'de [T]),
+    Owned(Vec<T>),
+}
+
+impl<T> DataLen for CowData<'_, T> {
+    fn len(&self) -> usize {
+        match self {
+            CowData::Borrowed(d) => d.len(),
+            CowData::Owned(d) => d.len(),
+        }
+    }
+}
+
+impl<'de, T: Element + Deserialize<'de>> Deserialize<'de> for CowData<'de, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Element + Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = CowData<'de, T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "a sequence of {}", T::NAME)
+            }
+            fn visit_borrowed_bytes<E: de::Error>(
+                self,
+                v: &'de [u8],
+            ) -> std::result::Result<Self::Value, E> {
+                match bytemuck::try_cast_slice(v) {
+                    Ok(data) if cfg!(target_endian = "little") => Ok(CowData::Borrowed(data)),
+                    _ => self.visit_bytes(v),
+                }
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> std::result::Result<Self::Value, E> {
+                if !v.len().is_multiple_of(T::SIZE) {
+                    return Err(E::invalid_length(v.len(), &self));
+                }
+                Ok(CowData::Owned(copy_block(v)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let owned: OwnedData<T> =
+                    Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(CowData::Owned(owned.0))
+            }
+        }
+        d.deserialize_seq(V(PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a, T: Element + Deserialize<'de>> Deserialize<'de> for ArrayCow<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        // Read as an owned array would be (no view checks); the data
+        // visitor borrows when the block allows it.
+        d.deserialize_newtype_struct(
+            owned_marker(T::DTYPE),
+            ShapedVisitor {
+                what: "a shaped array",
+                make: |shape, data: CowData<'de, T>| match data {
+                    CowData::Borrowed(d) => {
+                        ArrayCow::Borrowed(ArrayView::from_parts_unchecked(shape, d))
+                    }
+                    CowData::Owned(d) => ArrayCow::Owned(Array::from_parts_unchecked(shape, d)),
+                },
+                marker: PhantomData,
+            },
+        )
+    }
+}
+
+impl<T: Element> Serialize for ArrayCow<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        serialize_raw(s, self.shape(), self.data())
     }
 }
 

@@ -61,7 +61,7 @@ use std::io;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-pub use crate::array::{Array, ArrayView};
+pub use crate::array::{Array, ArrayCow, ArrayView};
 pub use crate::de::Deserializer;
 pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::options::Options;

@@ -619,3 +619,53 @@ fn quickcheck_round_trips_with_any_prefix() {
         .tests(200)
         .quickcheck(prop as fn(String, Vec<u8>, u64) -> bool);
 }
+
+#[test]
+fn array_cow_borrows_when_it_can_and_copies_when_it_cannot() {
+    use kiln::ArrayCow;
+    let golden = std::fs::read(GOLDEN).unwrap();
+    #[derive(Deserialize)]
+    struct Cow<'a> {
+        label: &'a str,
+        #[serde(borrow)]
+        image: ArrayCow<'a, f32>,
+        #[serde(borrow)]
+        index: ArrayCow<'a, u32>,
+    }
+    let aligned = AlignedBytes::from_slice(&golden);
+    let c: Cow = kiln::from_slice(aligned.as_slice()).unwrap();
+    assert_eq!(c.label, "kiln");
+    assert!(c.image.is_borrowed() && c.index.is_borrowed());
+    assert_eq!(
+        c.image.data().as_ptr() as usize,
+        aligned.as_slice()[64..].as_ptr() as usize
+    );
+    assert_eq!(c.image.shape(), [3, 4, 5]);
+    assert_eq!(c.index.clone().into_owned(), golden_sample().index);
+
+    let mut shifted = vec![0u8; 2];
+    shifted.extend_from_slice(&golden);
+    let shifted = AlignedBytes::from_slice(&shifted);
+    let c: Cow = kiln::from_slice(&shifted.as_slice()[2..]).unwrap();
+    assert!(!c.image.is_borrowed() && !c.index.is_borrowed());
+    assert_eq!(c.image.into_owned(), golden_sample().image);
+
+    // Streams and other formats copy.
+    let mut de = kiln::Deserializer::from_reader(&golden[..]).whole_record();
+    let c = <(String, ArrayCow<f32>, ArrayCow<u32>)>::deserialize(&mut de).unwrap();
+    assert!(!c.1.is_borrowed());
+    de.end().unwrap();
+    let json = serde_json::to_string(&golden_sample().index).unwrap();
+    let c: ArrayCow<u32> = serde_json::from_str(&json).unwrap();
+    assert_eq!(c, ArrayCow::Owned(golden_sample().index));
+    // Writing a cow writes the array.
+    assert_eq!(
+        kiln::to_vec(&(
+            "kiln",
+            ArrayCow::Owned(golden_sample().image),
+            golden_sample().index
+        ))
+        .unwrap(),
+        golden
+    );
+}
