@@ -171,6 +171,19 @@ fn bench(c: &mut Criterion) {
             black_box(v.data().len())
         })
     });
+    // The same record with a 16x larger image: a view costs the same.
+    let big = Sample {
+        image: Array::zeros(vec![3, 896, 896]).unwrap(),
+        mask: Array::zeros(vec![896, 896]).unwrap(),
+    };
+    let big_aligned = AlignedBytes::from_slice(&kiln::to_vec(&big).unwrap());
+    drop(big);
+    g.bench_function("kiln_16x_larger", |b| {
+        b.iter(|| {
+            let v: SampleView = kiln::from_slice(black_box(big_aligned.as_slice())).unwrap();
+            black_box((v.image.data().len(), v.mask.data().len()))
+        })
+    });
     g.bench_function("safetensors", |b| {
         b.iter(|| {
             let st =
