@@ -72,7 +72,15 @@ mod private {
 /// [`Element::SIZE`] bytes is a valid value of each of them, which is what
 /// lets a block be copied as bytes.
 pub trait Element:
-    private::Sealed + Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static
+    private::Sealed
+    + bytemuck::Pod
+    + Copy
+    + Default
+    + PartialEq
+    + std::fmt::Debug
+    + Send
+    + Sync
+    + 'static
 {
     /// The element's dtype code in a directory entry (`spec/08-directory.md`).
     const DTYPE: u8;

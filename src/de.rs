@@ -49,6 +49,8 @@ pub struct Deserializer<R> {
     depth_left: u32,
     zero_sized_left: u64,
     options: Options,
+    /// The record's array directory, once needed (`spec/08-directory.md`).
+    arrays: crate::directory::ArrayState,
 }
 
 impl<'de> Deserializer<SliceRead<'de>> {
@@ -79,14 +81,54 @@ impl<'de, R: Read<'de>> Deserializer<R> {
             depth_left: options.max_depth,
             zero_sized_left: options.zero_sized_limit,
             options,
+            arrays: Default::default(),
         }
     }
 
-    /// Checks that the whole input was read.
+    /// Declares that the input is exactly one record, so that its end is
+    /// the record's end. Records that hold [`Array`](crate::Array)s need
+    /// this: their directory is at the end ([`crate::from_slice`] and
+    /// [`crate::from_reader`] set it; a reader of records back to back
+    /// cannot, and reading an array there fails with
+    /// [`ErrorKind::RecordEndUnknown`]).
+    pub fn whole_record(mut self) -> Self {
+        self.arrays.whole_record = true;
+        self
+    }
+
+    /// Checks that the whole input was read. If the record held arrays,
+    /// its values must end where its directory starts, and every directory
+    /// entry must have been read.
     ///
     /// # Errors
-    /// [`ErrorKind::TrailingBytes`] if bytes remain.
+    /// [`ErrorKind::TrailingBytes`] if bytes remain;
+    /// [`ErrorKind::ArrayCount`] or [`ErrorKind::DirectoryPosition`] if the
+    /// values did not match the directory.
     pub fn end(&mut self) -> Result<()> {
+        if let Some(dir) = &self.arrays.dir {
+            let at = self.read.offset();
+            if self.arrays.next != dir.entries.len() {
+                return Err(Error::at(
+                    ErrorKind::ArrayCount {
+                        entries: dir.entries.len() as u64,
+                        found: self.arrays.next as u64,
+                    },
+                    at,
+                ));
+            }
+            if at != dir.offset {
+                return Err(Error::at(
+                    ErrorKind::DirectoryPosition {
+                        expected: dir.offset,
+                        found: at,
+                    },
+                    at,
+                ));
+            }
+            // Validated already, when the first array was read.
+            let rest = (dir.end - at) as usize;
+            self.read.read_bytes(rest, "array directory")?;
+        }
         self.read.end()
     }
 
@@ -409,6 +451,9 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
+        if let Some(request) = crate::array::request(name) {
+            return self.read_array(request, visitor);
+        }
         self.nested(|de| visitor.visit_newtype_struct(de))
             .map_err(|e| e.in_container(name))
     }
@@ -727,5 +772,116 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for VariantAccess<'_, R> {
         self.de
             .visit_fixed(fields.len(), Some(fields), visitor)
             .map_err(|e| e.in_variant(self.variant))
+    }
+}
+
+impl<'de, R: Read<'de>> Deserializer<R> {
+    /// Reads an array: checks it against the directory (loaded and
+    /// validated from the record's end at the first array), checks the
+    /// padding, and hands the block to the visitor.
+    fn read_array<V: Visitor<'de>>(
+        &mut self,
+        request: crate::array::Request,
+        visitor: V,
+    ) -> Result<V::Value> {
+        use crate::directory::{BLOCK_ALIGN, TRAILER_LEN};
+        let start = self.read.offset();
+        if !self.arrays.whole_record {
+            return Err(Error::at(ErrorKind::RecordEndUnknown, start));
+        }
+        if self.arrays.dir.is_none() {
+            let tail = self.read.rest_of_input()?;
+            match crate::directory::parse(&tail, start)? {
+                Some(dir) => self.arrays.dir = Some(dir),
+                None => {
+                    let found = if (tail.len() as u64) < TRAILER_LEN {
+                        "fewer bytes"
+                    } else {
+                        "no magic"
+                    };
+                    let end = start + tail.len() as u64;
+                    return Err(Error::at(
+                        ErrorKind::DirectoryMissing {
+                            expected: TRAILER_LEN,
+                            found,
+                        },
+                        end,
+                    ));
+                }
+            }
+        }
+        let index = self.arrays.next;
+        let entries = self.arrays.dir.as_ref().map_or(&[][..], |d| &d.entries[..]);
+        let Some(info) = entries.get(index) else {
+            return Err(Error::at(
+                ErrorKind::ArrayCount {
+                    entries: entries.len() as u64,
+                    found: index as u64 + 1,
+                },
+                start,
+            ));
+        };
+        if info.dtype != request.dtype {
+            return Err(Error::at(
+                ErrorKind::DtypeMismatch {
+                    expected: request.name,
+                    found: info.dtype,
+                },
+                start,
+            ));
+        }
+        let aligned = start.next_multiple_of(BLOCK_ALIGN);
+        if info.offset != aligned {
+            return Err(Error::at(
+                ErrorKind::ArrayPosition {
+                    index: index as u64,
+                    expected: info.offset,
+                    found: aligned,
+                },
+                start,
+            ));
+        }
+        // Both fit in memory: the block lies inside the input.
+        let len = info.len as usize;
+        let shape = crate::array::shape_to_usize(&info.shape, start)?;
+        self.arrays.next += 1;
+        let pad = (aligned - start) as usize;
+        if pad > 0 {
+            let padding = self.read.read_bytes(pad, "array padding")?;
+            if let Some(i) = padding.iter().position(|&b| b != 0) {
+                return Err(Error::at(
+                    ErrorKind::PaddingNonZero(padding[i]),
+                    start + i as u64,
+                ));
+            }
+        }
+        let bytes = self.read.read_bytes(len, "array block")?;
+        if request.view {
+            let reason = match &bytes {
+                Reference::Copied(_) => Some(
+                    "the input is a stream, so nothing can borrow from it; read an owned Array",
+                ),
+                Reference::Borrowed(_) if cfg!(target_endian = "big") => Some(
+                    "blocks are little-endian and this host is big-endian; read an owned Array",
+                ),
+                Reference::Borrowed(b) => {
+                    if !(b.as_ptr() as usize).is_multiple_of(request.size) {
+                        return Err(Error::at(
+                            ErrorKind::ViewMisaligned {
+                                align: request.size as u64,
+                            },
+                            aligned,
+                        ));
+                    }
+                    None
+                }
+            };
+            if let Some(reason) = reason {
+                return Err(Error::at(ErrorKind::ViewUnavailable { reason }, aligned));
+            }
+        }
+        visitor
+            .visit_newtype_struct(crate::array::BlockDeserializer { shape, bytes })
+            .map_err(|e| e.or_offset(aligned))
     }
 }

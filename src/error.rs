@@ -171,6 +171,182 @@ pub enum ErrorKind {
     /// A map entry was written without its key or value.
     #[error("map entry written without its key or its value")]
     MapEntryIncomplete,
+    // ----- shaped arrays (spec/08-directory.md) -----
+    /// A record holds an array but does not end with a directory trailer.
+    #[error(
+        "array directory missing: expected the record to end with a {expected}-byte trailer ending in \"KILNDIR1\", found {found}"
+    )]
+    DirectoryMissing {
+        /// Trailer size.
+        expected: u64,
+        /// What the record's end holds.
+        found: &'static str,
+    },
+    /// An array was read where the end of the record is not known.
+    #[error(
+        "array record end unknown: arrays need the whole record (from_slice, a single-record frame or from_reader), found a reader of records back to back"
+    )]
+    RecordEndUnknown,
+    /// The trailer's directory offset is outside the record.
+    #[error("directory offset out of range: expected at most {max}, found {offset}")]
+    DirectoryOffset {
+        /// The offset in the trailer.
+        offset: u64,
+        /// Where the trailer starts.
+        max: u64,
+    },
+    /// The directory's entries do not fill its bytes exactly.
+    #[error(
+        "directory length mismatch: {entries} entries need {needed} bytes, found {found} bytes"
+    )]
+    DirectoryLength {
+        /// Entry count from the trailer.
+        entries: u64,
+        /// Bytes the entries need (at least, if they run past the end).
+        needed: u64,
+        /// Bytes between the directory offset and the trailer.
+        found: u64,
+    },
+    /// A reserved byte of the directory is not zero.
+    #[error("directory reserved byte not zero: expected 00, found {0:02x}")]
+    DirectoryReserved(u8),
+    /// A dtype code Kiln does not define.
+    #[error("unknown dtype: expected a code from 01 to 0c, found {0:02x}")]
+    UnknownDtype(u8),
+    /// A rank above [`MAX_RANK`](crate::directory::MAX_RANK).
+    #[error("rank too large: expected at most {max} dimensions, found {rank}")]
+    RankLimit {
+        /// The rank found.
+        rank: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// A dimension above [`MAX_DIMENSION`](crate::directory::MAX_DIMENSION).
+    #[error("dimension too large: expected at most {max}, found {dim}")]
+    DimensionLimit {
+        /// The dimension found.
+        dim: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// The shape's element count times the element size overflows 64 bits.
+    #[error(
+        "array size overflows: the shape's element count times {elem_size} bytes does not fit in 64 bits"
+    )]
+    ArraySizeOverflow {
+        /// Bytes per element.
+        elem_size: u64,
+    },
+    /// A block length that is not the shape's element count times the element size.
+    #[error("block length mismatch: the shape needs {expected} bytes, found a block of {found}")]
+    BlockLength {
+        /// Element count times element size.
+        expected: u64,
+        /// Block length in the entry.
+        found: u64,
+    },
+    /// A block offset that is not a multiple of 64.
+    #[error("block misaligned: expected an offset that is a multiple of 64, found {0}")]
+    BlockMisaligned(u64),
+    /// A block that does not lie before the directory.
+    #[error(
+        "block out of bounds: expected the block to end by byte {limit}, found offset {offset} and length {len}"
+    )]
+    BlockOutOfBounds {
+        /// Block offset.
+        offset: u64,
+        /// Block length.
+        len: u64,
+        /// The directory offset, which every block must end by.
+        limit: u64,
+    },
+    /// A block that starts before the block listed before it.
+    #[error("blocks out of order: expected an offset of at least {min}, found {offset}")]
+    BlockOrder {
+        /// Block offset.
+        offset: u64,
+        /// Offset of the block listed before it.
+        min: u64,
+    },
+    /// A block that overlaps the block listed before it.
+    #[error("blocks overlap: the previous block ends at {previous_end}, found a block at {offset}")]
+    BlockOverlap {
+        /// Block offset.
+        offset: u64,
+        /// End of the previous block.
+        previous_end: u64,
+    },
+    /// A padding byte in front of a block is not zero.
+    #[error("padding not zero: expected 00, found {0:02x}")]
+    PaddingNonZero(u8),
+    /// An array's block is not where its directory entry says.
+    #[error(
+        "array position mismatch: array {index} has its block at {found}, its directory entry says {expected}"
+    )]
+    ArrayPosition {
+        /// Index of the array in the record.
+        index: u64,
+        /// Offset in the entry.
+        expected: u64,
+        /// Offset the reader reached.
+        found: u64,
+    },
+    /// An array's dtype is not the element type being read.
+    #[error("array dtype mismatch: expected {expected}, found dtype {found:02x}")]
+    DtypeMismatch {
+        /// The reader's element type.
+        expected: &'static str,
+        /// The entry's dtype code.
+        found: u8,
+    },
+    /// The reader met another number of arrays than the directory lists.
+    #[error(
+        "array count mismatch: the directory lists {entries} arrays, the record's values hold {found}"
+    )]
+    ArrayCount {
+        /// Entries in the directory.
+        entries: u64,
+        /// Arrays met (at least, if more than the entries).
+        found: u64,
+    },
+    /// The record's values do not end where the directory starts.
+    #[error("directory position mismatch: expected the values to end at {expected}, found {found}")]
+    DirectoryPosition {
+        /// The directory offset.
+        expected: u64,
+        /// Where the values ended.
+        found: u64,
+    },
+    /// An array index past the directory's entries.
+    #[error("array index out of range: expected an index below {count}, found {index}")]
+    ArrayIndex {
+        /// The index asked for.
+        index: u64,
+        /// Entries in the directory.
+        count: u64,
+    },
+    /// A shape whose element count is not the number of elements given.
+    #[error("shape mismatch: the shape holds {expected} elements, found {found}")]
+    ShapeMismatch {
+        /// Product of the shape (`u128::MAX` if it overflows `usize`).
+        expected: u128,
+        /// Elements given.
+        found: u64,
+    },
+    /// A view was asked of a block not aligned in memory for its element type.
+    #[error(
+        "view misaligned: expected the block's address to be a multiple of {align}; read into an owned Array, or keep the record in memory aligned to 64 bytes"
+    )]
+    ViewMisaligned {
+        /// The alignment needed.
+        align: u64,
+    },
+    /// A view was asked where the block cannot be borrowed.
+    #[error("view unavailable: {reason}")]
+    ViewUnavailable {
+        /// Why.
+        reason: &'static str,
+    },
     // ----- either side -----
     /// An I/O error from the underlying reader or writer.
     #[error("I/O error: {0}")]
@@ -201,6 +377,29 @@ impl ErrorKind {
             ErrorKind::CountOverflow { .. } => "count-overflow",
             ErrorKind::LengthMismatch { .. } => "length-mismatch",
             ErrorKind::MapEntryIncomplete => "map-entry-incomplete",
+            ErrorKind::DirectoryMissing { .. } => "directory-missing",
+            ErrorKind::RecordEndUnknown => "record-end-unknown",
+            ErrorKind::DirectoryOffset { .. } => "directory-offset",
+            ErrorKind::DirectoryLength { .. } => "directory-length",
+            ErrorKind::DirectoryReserved(_) => "directory-reserved",
+            ErrorKind::UnknownDtype(_) => "unknown-dtype",
+            ErrorKind::RankLimit { .. } => "rank-limit",
+            ErrorKind::DimensionLimit { .. } => "dimension-limit",
+            ErrorKind::ArraySizeOverflow { .. } => "array-size-overflow",
+            ErrorKind::BlockLength { .. } => "block-length",
+            ErrorKind::BlockMisaligned(_) => "block-misaligned",
+            ErrorKind::BlockOutOfBounds { .. } => "block-out-of-bounds",
+            ErrorKind::BlockOrder { .. } => "block-order",
+            ErrorKind::BlockOverlap { .. } => "block-overlap",
+            ErrorKind::PaddingNonZero(_) => "padding-nonzero",
+            ErrorKind::ArrayPosition { .. } => "array-position",
+            ErrorKind::DtypeMismatch { .. } => "dtype-mismatch",
+            ErrorKind::ArrayCount { .. } => "array-count",
+            ErrorKind::DirectoryPosition { .. } => "directory-position",
+            ErrorKind::ArrayIndex { .. } => "array-index",
+            ErrorKind::ShapeMismatch { .. } => "shape-mismatch",
+            ErrorKind::ViewMisaligned { .. } => "view-misaligned",
+            ErrorKind::ViewUnavailable { .. } => "view-unavailable",
             ErrorKind::Io(_) => "io",
             ErrorKind::Custom(_) => "custom",
         }

@@ -39,14 +39,19 @@
 //! * [`ser`]: the serializer; [`de`]: the deserializer;
 //! * [`block`]: the element types of numeric blocks, their dtype codes and
 //!   the routines that write and read a block with one memory copy;
+//! * [`array`](mod@array): shaped arrays ([`Array`], [`ArrayView`]);
+//!   [`directory`]: the array directory at the end of a record, and
+//!   listing or fetching arrays without the record's type;
 //! * [`read`]: where the deserializer's bytes come from (slices borrow);
 //! * [`error`]: the one error type, with offset and path;
 //! * [`options`]: decoding limits (depth, zero-sized elements, byte limit).
 
 #![deny(missing_docs)]
 
+pub mod array;
 pub mod block;
 pub mod de;
+pub mod directory;
 pub mod error;
 pub mod options;
 pub mod read;
@@ -57,6 +62,7 @@ use std::io;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use crate::array::{Array, ArrayCow, ArrayView};
 pub use crate::de::Deserializer;
 pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::options::Options;
@@ -98,7 +104,9 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// # Errors
 /// As [`to_vec`]. On error, `out` may hold part of the value.
 pub fn to_vec_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<()> {
-    value.serialize(&mut Serializer::new(out))
+    let mut ser = Serializer::new(out);
+    value.serialize(&mut ser)?;
+    ser.finish()
 }
 
 /// Encodes `value` into an [`io::Write`].
@@ -113,7 +121,9 @@ pub fn to_vec_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Resul
 /// # Errors
 /// As [`to_vec`], plus [`ErrorKind::Io`] from the writer.
 pub fn to_writer<W: io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
-    value.serialize(&mut Serializer::new(ser::IoWriter::new(writer)))
+    let mut ser = Serializer::new(ser::IoWriter::new(writer));
+    value.serialize(&mut ser)?;
+    ser.finish()
 }
 
 /// The number of bytes [`to_vec`] would produce, without producing them.
@@ -128,6 +138,7 @@ pub fn to_writer<W: io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> R
 pub fn serialized_size<T: ?Sized + Serialize>(value: &T) -> Result<u64> {
     let mut ser = Serializer::new(ser::SizeCounter::default());
     value.serialize(&mut ser)?;
+    ser.finish()?;
     Ok(ser.into_inner().size)
 }
 
@@ -168,6 +179,10 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
 /// # Ok::<(), kiln::Error>(())
 /// ```
 ///
+/// The end of the record is not known here, so a record that holds
+/// [`Array`]s cannot be read this way (their directory is at the record's
+/// end): reading one fails with [`ErrorKind::RecordEndUnknown`].
+///
 /// # Errors
 /// As [`from_slice`], except that trailing bytes are returned, not refused.
 pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
@@ -179,7 +194,9 @@ pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T,
 /// The reader is read through an internal buffer, in bounded steps: memory
 /// grows with the bytes that arrive, never with a count the input claims.
 /// At most [`options::DEFAULT_BYTE_LIMIT`] bytes are read; set another limit
-/// with [`Options::byte_limit`].
+/// with [`Options::byte_limit`]. A record that holds [`Array`]s has its
+/// directory at its end: when the first array is met, the rest of the
+/// stream (within the byte limit) is read into memory to find it.
 ///
 /// ```
 /// let v: Vec<f32> = kiln::from_reader(&[2, 0, 0, 0, 0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0][..])?;

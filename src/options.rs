@@ -82,7 +82,7 @@ impl Options {
     /// # Errors
     /// As [`crate::from_slice`].
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        let mut de = Deserializer::with_options(SliceRead::new(bytes), *self);
+        let mut de = Deserializer::with_options(SliceRead::new(bytes), *self).whole_record();
         let value = T::deserialize(&mut de)?;
         de.end()?;
         Ok(value)
@@ -106,7 +106,7 @@ impl Options {
     /// # Errors
     /// As [`crate::from_reader`].
     pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
-        let mut de = Deserializer::with_options(IoRead::new(reader), *self);
+        let mut de = Deserializer::with_options(IoRead::new(reader), *self).whole_record();
         let value = T::deserialize(&mut de)?;
         de.end()?;
         Ok(value)

@@ -71,6 +71,12 @@ pub trait Read<'de>: private::Sealed {
     /// Sets the byte limit (streams only; slices are bounded by their length).
     #[doc(hidden)]
     fn set_byte_limit(&mut self, limit: u64);
+
+    /// All bytes not read yet, up to the end of the input, without
+    /// consuming them: where a record's array directory is found. Streams
+    /// read the rest of the stream into memory, within the byte limit.
+    #[doc(hidden)]
+    fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>>;
 }
 
 /// Reads from a byte slice; strings and byte strings borrow from it.
@@ -173,6 +179,10 @@ impl<'de> Read<'de> for SliceRead<'de> {
     }
 
     fn set_byte_limit(&mut self, _limit: u64) {}
+
+    fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>> {
+        Ok(Reference::Borrowed(self.rest))
+    }
 }
 
 /// Size of [`IoRead`]'s internal buffer, and the most it asks of the
@@ -366,5 +376,31 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 
     fn set_byte_limit(&mut self, limit: u64) {
         self.limit = limit;
+    }
+
+    fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>> {
+        use io::Read as _;
+        let start = self.offset();
+        let mut all = self.buf[self.pos..self.filled].to_vec();
+        // One byte past the limit tells a stream at the limit from a longer one.
+        let budget = self.limit.saturating_sub(start + all.len() as u64);
+        let taken = self
+            .reader
+            .by_ref()
+            .take(budget.saturating_add(1))
+            .read_to_end(&mut all);
+        if let Err(e) = taken {
+            return Err(Error::at(ErrorKind::Io(e), start));
+        }
+        if start + all.len() as u64 > self.limit {
+            return Err(Error::at(ErrorKind::ByteLimit { limit: self.limit }, start));
+        }
+        // The buffer now holds the rest of the stream; later reads take
+        // from it, and the next refill finds the stream at its end.
+        self.base = start;
+        self.pos = 0;
+        self.filled = all.len();
+        self.buf = all.into_boxed_slice();
+        Ok(Reference::Copied(&self.buf[..]))
     }
 }

@@ -31,6 +31,10 @@ pub trait Output: private::Sealed {
     /// Fills in the count reserved by [`Output::begin_count`].
     #[doc(hidden)]
     fn end_count(&mut self, token: usize, count: u32) -> Result<()>;
+
+    /// Bytes written so far (arrays pad their blocks from this).
+    #[doc(hidden)]
+    fn position(&self) -> u64;
 }
 
 impl private::Sealed for Vec<u8> {}
@@ -55,6 +59,11 @@ impl Output for Vec<u8> {
         }
         Ok(())
     }
+
+    #[inline]
+    fn position(&self) -> u64 {
+        self.len() as u64
+    }
 }
 
 impl private::Sealed for &mut Vec<u8> {}
@@ -71,6 +80,10 @@ impl Output for &mut Vec<u8> {
     fn end_count(&mut self, token: usize, count: u32) -> Result<()> {
         (**self).end_count(token, count)
     }
+    #[inline]
+    fn position(&self) -> u64 {
+        self.len() as u64
+    }
 }
 
 /// Writes into an [`io::Write`].
@@ -83,6 +96,8 @@ pub struct IoWriter<W> {
     /// Bytes of the unknown-length sequences now open.
     pending: Vec<u8>,
     open: usize,
+    /// Bytes handed to `writer` so far.
+    written: u64,
 }
 
 impl<W: io::Write> IoWriter<W> {
@@ -92,6 +107,7 @@ impl<W: io::Write> IoWriter<W> {
             writer,
             pending: Vec::new(),
             open: 0,
+            written: 0,
         }
     }
 
@@ -109,6 +125,7 @@ impl<W: io::Write> Output for IoWriter<W> {
             self.pending.extend_from_slice(bytes);
             Ok(())
         } else {
+            self.written += bytes.len() as u64;
             self.writer.write_all(bytes).map_err(Error::from)
         }
     }
@@ -123,9 +140,15 @@ impl<W: io::Write> Output for IoWriter<W> {
         self.open -= 1;
         if self.open == 0 {
             self.writer.write_all(&self.pending)?;
+            self.written += self.pending.len() as u64;
             self.pending.clear();
         }
         Ok(())
+    }
+
+    #[inline]
+    fn position(&self) -> u64 {
+        self.written + self.pending.len() as u64
     }
 }
 
@@ -150,6 +173,10 @@ impl Output for SizeCounter {
     fn end_count(&mut self, _: usize, _: u32) -> Result<()> {
         Ok(())
     }
+    #[inline]
+    fn position(&self) -> u64 {
+        self.size
+    }
 }
 
 /// A serde `Serializer` that writes Kiln bytes into an [`Output`].
@@ -164,12 +191,93 @@ impl Output for SizeCounter {
 /// ```
 pub struct Serializer<O> {
     out: O,
+    /// Output position where the current record started.
+    origin: u64,
+    /// Arrays written in the current record, for its directory.
+    arrays: Vec<crate::directory::ArrayInfo>,
 }
 
 impl<O: Output> Serializer<O> {
-    /// A serializer that writes into `out`.
+    /// A serializer that writes into `out`. The record starts at the
+    /// output's current end: array blocks are aligned from there.
     pub fn new(out: O) -> Self {
-        Serializer { out }
+        let origin = out.position();
+        Serializer {
+            out,
+            origin,
+            arrays: Vec::new(),
+        }
+    }
+
+    /// Ends the current record: if it holds [`Array`](crate::Array)s,
+    /// appends its directory (`spec/08-directory.md`); a record without
+    /// arrays gets nothing. The next value starts a new record.
+    ///
+    /// [`crate::to_vec`] and the other entry points call this; call it
+    /// yourself after `value.serialize(&mut serializer)` when you drive the
+    /// serializer directly and the value may hold arrays.
+    ///
+    /// ```
+    /// use serde::Serialize;
+    ///
+    /// let mut buf = Vec::new();
+    /// let mut ser = kiln::Serializer::new(&mut buf);
+    /// kiln::Array::from_vec(vec![7u8]).serialize(&mut ser)?;
+    /// ser.finish()?;
+    /// assert_eq!(buf, kiln::to_vec(&kiln::Array::from_vec(vec![7u8]))?);
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::CountOverflow`] for more than `u32::MAX` arrays, and
+    /// errors of the output.
+    pub fn finish(&mut self) -> Result<()> {
+        if !self.arrays.is_empty() {
+            let arrays = std::mem::take(&mut self.arrays);
+            let dir_offset = self.out.position() - self.origin;
+            crate::directory::write(&arrays, dir_offset, |b| self.out.write(b))?;
+        }
+        self.origin = self.out.position();
+        Ok(())
+    }
+
+    /// Writes an array's block: zero padding to the next multiple of 64
+    /// from the record start, then the elements little-endian.
+    fn write_array(&mut self, raw: &crate::array::RawArray<'_>) -> Result<()> {
+        use crate::directory::{BLOCK_ALIGN, MAX_DIMENSION, MAX_RANK};
+        if raw.shape.len() as u64 > MAX_RANK {
+            return Err(Error::new(ErrorKind::RankLimit {
+                rank: raw.shape.len() as u64,
+                max: MAX_RANK,
+            }));
+        }
+        if let Some(&dim) = raw.shape.iter().find(|&&d| d as u64 > MAX_DIMENSION) {
+            return Err(Error::new(ErrorKind::DimensionLimit {
+                dim: dim as u64,
+                max: MAX_DIMENSION,
+            }));
+        }
+        let pos = self.out.position() - self.origin;
+        let pad = (BLOCK_ALIGN - pos % BLOCK_ALIGN) % BLOCK_ALIGN;
+        self.write(&[0u8; BLOCK_ALIGN as usize][..pad as usize])?;
+        let bytes = raw.data.native_bytes();
+        if cfg!(target_endian = "big") {
+            let size = crate::block::dtype_size(raw.dtype).unwrap_or(1);
+            let mut le = bytes.to_vec();
+            for chunk in le.chunks_exact_mut(size) {
+                chunk.reverse();
+            }
+            self.write(&le)?;
+        } else {
+            self.write(bytes)?;
+        }
+        self.arrays.push(crate::directory::ArrayInfo {
+            dtype: raw.dtype,
+            shape: raw.shape.iter().map(|&d| d as u64).collect(),
+            offset: pos + pad,
+            len: bytes.len() as u64,
+        });
+        Ok(())
     }
 
     /// The output, with everything written so far.
@@ -297,9 +405,14 @@ impl<'a, O: Output> ser::Serializer for &'a mut Serializer<O> {
     #[inline]
     fn serialize_newtype_struct<T: ?Sized + Serialize>(
         self,
-        _name: &'static str,
+        name: &'static str,
         value: &T,
     ) -> Result<()> {
+        if name == crate::array::WRITE_MARKER
+            && let Some(raw) = crate::array::as_raw_array(value)
+        {
+            return self.write_array(raw);
+        }
         value.serialize(self)
     }
 
