@@ -44,11 +44,14 @@
 
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod block;
 pub mod de;
 pub mod error;
+pub mod frame;
 pub mod options;
 pub mod read;
+pub mod schema;
 pub mod ser;
 
 use std::io;
