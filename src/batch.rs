@@ -326,7 +326,8 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
         if self.done {
             return None;
         }
-        if self.count_left == Some(0) || self.rest().is_empty() {
+        let at_end = self.rest().is_empty();
+        if self.count_left == Some(0) || (at_end && self.count_left.is_none()) {
             return self.at_end();
         }
         match read_record(
@@ -335,6 +336,11 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
             self.base,
             &mut self.zero_sized_left,
         ) {
+            // A declared count with the bytes used up: records of no bytes
+            // may still follow; anything else is a count too large.
+            Err(e) if at_end && matches!(e.kind(), ErrorKind::UnexpectedEnd { .. }) => {
+                self.at_end()
+            }
             Ok(value) => {
                 self.index += 1;
                 if let Some(left) = &mut self.count_left {

@@ -942,10 +942,13 @@ struct PayloadSource<R> {
     /// Streamed: bytes read ahead, of which the last 32 may be the trailer.
     hold: Vec<u8>,
     start: usize,
+    end: usize,
     /// The underlying reader ended.
     eof: bool,
     /// The underlying reader ended before the declared length.
     short: bool,
+    /// Where the payload starts in the frame.
+    payload_offset: u64,
 }
 
 const HOLD: usize = 8 * 1024;
@@ -960,14 +963,27 @@ impl<R: io::Read> PayloadSource<R> {
             checksum: header.has_checksum(),
             hold: Vec::new(),
             start: 0,
+            end: 0,
             eof: false,
             short: false,
+            payload_offset: header.payload_offset,
         }
     }
 
     /// Streamed: the held-back bytes once the reader ended.
     fn trailer(&self) -> &[u8] {
-        &self.hold[self.start..]
+        &self.hold[self.start..self.end]
+    }
+
+    /// Streamed, at the end: the trailer's own checks (size, magic,
+    /// reserved bytes), at its offset in the frame.
+    fn trailer_check(&self, flags: u16) -> Result<Trailer> {
+        let t = self.trailer();
+        let at = self.payload_offset.saturating_add(self.delivered);
+        if t.len() < TRAILER_LEN {
+            return Err(truncated("trailer", TRAILER_LEN as u64, t.len() as u64, at));
+        }
+        Trailer::parse(t, at, flags)
     }
 }
 
@@ -997,7 +1013,7 @@ impl<R: io::Read> io::Read for PayloadSource<R> {
                 Ok(n)
             }
             None => loop {
-                let held = self.hold.len() - self.start;
+                let held = self.end - self.start;
                 if held > TRAILER_LEN {
                     let n = (held - TRAILER_LEN).min(out.len());
                     let src = &self.hold[self.start..self.start + n];
@@ -1012,21 +1028,24 @@ impl<R: io::Read> io::Read for PayloadSource<R> {
                 if self.eof || out.is_empty() {
                     return Ok(0);
                 }
-                self.hold.drain(..self.start);
-                self.start = 0;
-                let at = self.hold.len();
-                self.hold.resize(at + HOLD, 0);
+                if self.hold.is_empty() {
+                    self.hold = vec![0; HOLD];
+                }
+                if self.end == self.hold.len() {
+                    // Full: move the held bytes (at most 32) to the front.
+                    self.hold.copy_within(self.start..self.end, 0);
+                    self.end -= self.start;
+                    self.start = 0;
+                }
                 let n = loop {
-                    match self.reader.read(&mut self.hold[at..]) {
-                        Ok(n) => break n.min(HOLD),
+                    match self.reader.read(&mut self.hold[self.end..]) {
+                        Ok(n) => break n,
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => {
-                            self.hold.truncate(at);
-                            return Err(e);
-                        }
+                        Err(e) => return Err(e),
                     }
                 };
-                self.hold.truncate(at + n);
+                // A reader that claims more than the room is broken; clamp.
+                self.end = (self.end + n).min(self.hold.len());
                 if n == 0 {
                     self.eof = true;
                 }
@@ -1088,16 +1107,7 @@ impl<R: io::Read, T: DeserializeOwned> FramedReaderRecords<R, T> {
             }
             _ => {
                 let t_at = offset;
-                let t = src.trailer();
-                if t.len() < TRAILER_LEN {
-                    return Err(truncated(
-                        "trailer",
-                        TRAILER_LEN as u64,
-                        t.len() as u64,
-                        t_at,
-                    ));
-                }
-                let trailer = Trailer::parse(t, t_at, header.flags)?;
+                let trailer = src.trailer_check(header.flags)?;
                 if trailer.payload_len != src.delivered {
                     return Err(Error::at(
                         ErrorKind::PayloadLengthMismatch {
@@ -1160,12 +1170,46 @@ impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
                 return Some(Err(e.shifted(self.base)));
             }
         };
-        let all_read = self.header.record_count == Some(self.index);
-        if at_eof || all_read {
+        // A streamed frame's count is known once its trailer is reached.
+        let declared = match self.header.record_count {
+            Some(count) => Some(count),
+            None if at_eof => {
+                let src = self.de.read_mut().get_mut();
+                src.trailer_check(self.header.flags)
+                    .ok()
+                    .map(|t| t.record_count)
+            }
+            None => None,
+        };
+        if declared == Some(self.index) {
             self.done = true;
-            if all_read && !at_eof {
+            if !at_eof {
                 return Some(Err(self.leftover()));
             }
+            return self.finish().err().map(Err);
+        }
+        if at_eof {
+            // Only records of no bytes (`()`, unit structs) can follow.
+            let more = declared.is_some_and(|d| d > self.index);
+            if more && !self.de.read_mut().get_mut().short {
+                match read_record(
+                    &mut self.de,
+                    self.index,
+                    self.base,
+                    &mut self.zero_sized_left,
+                ) {
+                    Ok(value) => {
+                        self.index += 1;
+                        return Some(Ok(value));
+                    }
+                    Err(e) if !matches!(e.kind(), ErrorKind::UnexpectedEnd { .. }) => {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
+                    Err(_) => {}
+                }
+            }
+            self.done = true;
             return self.finish().err().map(Err);
         }
         match read_record(
@@ -1181,6 +1225,15 @@ impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
             Err(e) => {
                 self.done = true;
                 let src = self.de.read_mut().get_mut();
+                // A streamed frame cut short shows first as a record cut
+                // short; its trailer says what really happened, as it
+                // does for a slice, whose trailer is checked first.
+                if src.eof
+                    && self.header.is_streamed()
+                    && let Err(trailer) = src.trailer_check(self.header.flags)
+                {
+                    return Some(Err(trailer));
+                }
                 if src.short
                     && let Some(len) = self.header.payload_len
                 {
