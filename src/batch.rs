@@ -226,7 +226,8 @@ pub struct SliceRecords<'de, T> {
     zero_sized_left: u64,
     /// Records still to read, when a frame declared the count.
     count_left: Option<u64>,
-    /// The payload length a frame declared.
+    /// The payload length a frame's header declared (`None` for a bare
+    /// batch, and for a streamed frame, whose trailer was checked already).
     declared_len: Option<u64>,
     done: bool,
     marker: PhantomData<fn() -> T>,
@@ -306,6 +307,30 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
                 },
                 offset,
             ))),
+            (Some(0), None) if rest > 0 => {
+                // A streamed frame: the trailer's length was checked, so the
+                // count is what is wrong. Count the records that are there,
+                // as a reader of a stream does before it meets the trailer.
+                let declared = self.index;
+                while !self.rest().is_empty() {
+                    if let Err(e) = read_record::<_, T>(
+                        &mut self.de,
+                        self.index,
+                        self.base,
+                        &mut self.zero_sized_left,
+                    ) {
+                        return Some(Err(e));
+                    }
+                    self.index += 1;
+                }
+                Some(Err(Error::at(
+                    ErrorKind::CountMismatch {
+                        declared,
+                        found: self.index,
+                    },
+                    self.base.saturating_add(self.de.offset()),
+                )))
+            }
             (Some(left), _) if left > 0 => Some(Err(Error::at(
                 ErrorKind::CountMismatch {
                     declared: self.index + left,

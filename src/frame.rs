@@ -762,7 +762,7 @@ impl FrameOptions {
             self.options,
             payload.offset,
             Some(payload.record_count),
-            Some(payload.bytes.len() as u64),
+            (!header.is_streamed()).then_some(payload.bytes.len() as u64),
         ))
     }
 
