@@ -44,7 +44,7 @@ use crate::batch::{BatchWriter, SliceRecords, read_record};
 use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
-use crate::read::IoRead;
+use crate::read::{IoRead, SliceRead};
 use crate::schema::{self, Fingerprint, Schema};
 use crate::ser::Serializer;
 
@@ -187,23 +187,25 @@ impl FrameHeader {
 
     /// Checks the fixed 64-byte header (without the schema text); returns
     /// it with the schema text length.
-    fn parse_fixed(h: &[u8]) -> Result<(FrameHeader, u32)> {
-        if h[..MAGIC.len().min(h.len())] != MAGIC[..MAGIC.len().min(h.len())] {
+    fn parse_fixed(bytes: &[u8]) -> Result<(FrameHeader, u32)> {
+        let seen = MAGIC.len().min(bytes.len());
+        if bytes[..seen] != MAGIC[..seen] {
             return Err(Error::at(
                 ErrorKind::BadMagic {
-                    found: hex(&h[..MAGIC.len().min(h.len())]),
+                    found: hex(&bytes[..seen]),
                 },
                 0,
             ));
         }
-        if h.len() < HEADER_LEN {
+        // A fixed-size view: every field read below has a constant index.
+        let Some(h) = bytes.first_chunk::<HEADER_LEN>() else {
             return Err(truncated(
                 "frame header",
                 HEADER_LEN as u64,
-                h.len() as u64,
+                bytes.len() as u64,
                 0,
             ));
-        }
+        };
         let version = le_u16(h, 8);
         if version != VERSION {
             return Err(Error::at(
@@ -269,7 +271,9 @@ impl FrameHeader {
                 40,
             ));
         }
-        check_zero(&h[44..HEADER_LEN], 44)?;
+        if h[44..HEADER_LEN].iter().fold(0, |acc, &b| acc | b) != 0 {
+            check_zero(&h[44..HEADER_LEN], 44)?;
+        }
         let payload_offset = align_up(HEADER_LEN as u64 + u64::from(schema_len)).unwrap_or(0);
         Ok((
             FrameHeader {
@@ -725,8 +729,38 @@ impl FrameOptions {
     /// [`ErrorKind::HeaderField`] for a count other than 1, and the
     /// decoding errors of [`crate::from_slice`] with the record index.
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        let mut records = self.batch_from_slice::<T>(bytes)?;
-        single(records.next(), records.next(), records.index())
+        let (header, _) = FrameHeader::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)])?;
+        if header.flags & (FLAG_SCHEMA | FLAG_STREAMED) != 0 {
+            // Text to check, or a trailer to find: the general path.
+            let mut records = self.batch_from_slice::<T>(bytes)?;
+            return single(records.next(), records.next(), records.index());
+        }
+        // The common case, kept lean: a header, one record, nothing else.
+        header.check_schema(schema::schema_of::<T>()?)?;
+        let payload = header.payload(bytes)?;
+        if payload.record_count != 1 {
+            return Err(Error::at(
+                ErrorKind::HeaderField {
+                    field: "record_count",
+                    expected: "1 in a single-record frame",
+                    found: payload.record_count,
+                },
+                24,
+            ));
+        }
+        let mut de = Deserializer::with_options(SliceRead::new(payload.bytes), self.options);
+        let value = T::deserialize(&mut de).map_err(|e| e.shifted(payload.offset).in_record(0))?;
+        let used = de.offset();
+        if used != payload.bytes.len() as u64 {
+            return Err(Error::at(
+                ErrorKind::PayloadLengthMismatch {
+                    declared: payload.bytes.len() as u64,
+                    found: used,
+                },
+                payload.offset + used,
+            ));
+        }
+        Ok(value)
     }
 
     /// Reads a frame of one record from an [`io::Read`].
