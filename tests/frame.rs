@@ -424,3 +424,29 @@ fn embed_needs_a_text() {
     let bytes = frame::to_vec(&Opaque(1)).unwrap();
     assert_eq!(&bytes[16..24], 5u64.to_le_bytes());
 }
+
+#[test]
+fn single_record_reader_refuses_bytes_after_the_record() {
+    // Count 1, payload length 16, two Points' worth of bytes.
+    let mut b = frame::batch_to_vec(&[P1, P2]).unwrap();
+    b[24] = 1;
+    let e = frame::from_slice::<Point>(&b).unwrap_err();
+    assert_eq!(
+        (e.kind().code(), e.offset()),
+        ("payload-length-mismatch", Some(72))
+    );
+    let e = frame::from_reader::<_, Point>(&b[..]).unwrap_err();
+    assert_eq!(
+        (e.kind().code(), e.offset()),
+        ("payload-length-mismatch", Some(72))
+    );
+    // A record cut short inside a frame whose length is right.
+    let mut b = FrameOptions::new().checksum(false).to_vec(&P1).unwrap();
+    b[32] = 6;
+    b.truncate(70);
+    let e = frame::from_slice::<Point>(&b).unwrap_err();
+    assert_eq!(
+        (e.kind().code(), e.offset(), e.record()),
+        ("unexpected-end", Some(68), Some(0))
+    );
+}
