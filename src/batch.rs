@@ -189,7 +189,7 @@ impl<W: io::Write> BatchWriter<W> {
 /// Reads one record, with fresh per-record budgets; errors carry the record
 /// index and offsets from the start of the whole input (`base` is where the
 /// reader's byte 0 sits in it).
-#[inline]
+#[inline(always)]
 pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>>(
     de: &mut Deserializer<R>,
     index: u64,
@@ -200,21 +200,42 @@ pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>>(
     let start = de.offset();
     let limit = de.options().byte_limit;
     de.read_mut().set_byte_limit(start.saturating_add(limit));
-    let value = T::deserialize(&mut *de).map_err(|e| e.shifted(base).in_record(index))?;
-    if de.offset() == start {
-        // A record of no bytes: without a budget a huge count would loop.
-        if *zero_sized_left == 0 {
-            return Err(Error::at(
-                ErrorKind::ZeroSizedLimit {
-                    limit: de.options().zero_sized_limit,
-                },
-                base.saturating_add(start),
-            )
-            .in_record(index));
+    match T::deserialize(&mut *de) {
+        Ok(value) => {
+            if de.offset() == start {
+                zero_sized_record(de, index, base, start, zero_sized_left)?;
+            }
+            Ok(value)
         }
-        *zero_sized_left -= 1;
+        Err(e) => Err(in_record(e, base, index)),
     }
-    Ok(value)
+}
+
+#[cold]
+fn in_record(e: Error, base: u64, index: u64) -> Error {
+    e.shifted(base).in_record(index)
+}
+
+/// A record of no bytes: without a budget a huge count would loop.
+#[cold]
+fn zero_sized_record<'de, R: Read<'de>>(
+    de: &Deserializer<R>,
+    index: u64,
+    base: u64,
+    start: u64,
+    zero_sized_left: &mut u64,
+) -> Result<()> {
+    if *zero_sized_left == 0 {
+        return Err(Error::at(
+            ErrorKind::ZeroSizedLimit {
+                limit: de.options().zero_sized_limit,
+            },
+            base.saturating_add(start),
+        )
+        .in_record(index));
+    }
+    *zero_sized_left -= 1;
+    Ok(())
 }
 
 /// Reads the records of a batch held in a byte slice; see [`from_slice`].
