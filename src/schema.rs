@@ -38,9 +38,11 @@ use std::fmt::{self, Write as _};
 use std::sync::{LazyLock, RwLock};
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
-use serde_reflection::{
-    ContainerFormat, Format, Named, Registry, Samples, TracerConfig, VariantFormat,
-};
+use serde_reflection::{ContainerFormat, Format, Named, Registry, Samples, VariantFormat};
+
+/// serde-reflection's tracer configuration (made-up values, sample use),
+/// re-exported for [`Tracer::with_config`].
+pub use serde_reflection::TracerConfig;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorKind, Result};

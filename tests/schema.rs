@@ -302,7 +302,7 @@ fn validating_types_name_the_type_and_can_continue() {
     );
 
     // Way out 1: other made-up values.
-    let s = Tracer::with_config(|| serde_reflection::TracerConfig::default().default_u32_value(1))
+    let s = Tracer::with_config(|| kiln::schema::TracerConfig::default().default_u32_value(1))
         .trace::<Counter>()
         .unwrap();
     assert_eq!(s.text(), Some("root Counter\nstruct Counter { n: u32 }\n"));
