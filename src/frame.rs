@@ -729,6 +729,10 @@ impl FrameOptions {
     /// [`ErrorKind::HeaderField`] for a count other than 1, and the
     /// decoding errors of [`crate::from_slice`] with the record index.
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+        let schema = schema::schema_of::<T>()?;
+        if let Some(payload) = plain_single(bytes, schema.fingerprint()) {
+            return self.single_record(payload, HEADER_LEN as u64);
+        }
         let (header, _) = FrameHeader::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)])?;
         if header.flags & (FLAG_SCHEMA | FLAG_STREAMED) != 0 {
             // Text to check, or a trailer to find: the general path.
@@ -736,7 +740,7 @@ impl FrameOptions {
             return single(records.next(), records.next(), records.index());
         }
         // The common case, kept lean: a header, one record, nothing else.
-        header.check_schema(schema::schema_of::<T>()?)?;
+        header.check_schema(schema)?;
         let payload = header.payload(bytes)?;
         if payload.record_count != 1 {
             return Err(Error::at(
@@ -748,16 +752,26 @@ impl FrameOptions {
                 24,
             ));
         }
-        let mut de = Deserializer::with_options(SliceRead::new(payload.bytes), self.options);
-        let value = T::deserialize(&mut de).map_err(|e| e.shifted(payload.offset).in_record(0))?;
+        self.single_record(payload.bytes, payload.offset)
+    }
+
+    /// Reads the one record that must fill `payload` (at `offset`).
+    #[inline]
+    fn single_record<'de, T: Deserialize<'de>>(
+        &self,
+        payload: &'de [u8],
+        offset: u64,
+    ) -> Result<T> {
+        let mut de = Deserializer::with_options(SliceRead::new(payload), self.options);
+        let value = T::deserialize(&mut de).map_err(|e| e.shifted(offset).in_record(0))?;
         let used = de.offset();
-        if used != payload.bytes.len() as u64 {
+        if used != payload.len() as u64 {
             return Err(Error::at(
                 ErrorKind::PayloadLengthMismatch {
-                    declared: payload.bytes.len() as u64,
+                    declared: payload.len() as u64,
                     found: used,
                 },
-                payload.offset + used,
+                offset + used,
             ));
         }
         Ok(value)
@@ -841,6 +855,38 @@ impl FrameOptions {
             marker: std::marker::PhantomData,
         })
     }
+}
+
+/// The payload of `bytes` if it is the most common frame, valid in every
+/// respect: one record, no schema text, not streamed, fingerprint `fp`,
+/// checksum (if flagged) right. `None` sends the caller down the general
+/// path, which finds the same frames valid and names what is wrong with
+/// the others.
+#[inline]
+fn plain_single(bytes: &[u8], fp: Fingerprint) -> Option<&[u8]> {
+    let h = bytes.first_chunk::<HEADER_LEN>()?;
+    let word = |at: usize| u64::from_le_bytes(*h[at..].first_chunk::<8>().unwrap_or(&[0; 8]));
+    let flags = le_u16(h, 10);
+    let reserved = word(48) | word(56) | u64::from(le_u32(h, 44));
+    if h[..8] != MAGIC
+        || le_u16(h, 8) != VERSION
+        || flags & !FLAG_CHECKSUM != 0
+        || le_u32(h, 12) != 0
+        || reserved != 0
+        || word(16) != fp.0
+        || word(24) != 1
+        || word(32) != (bytes.len() - HEADER_LEN) as u64
+    {
+        return None;
+    }
+    let payload = &bytes[HEADER_LEN..];
+    let crc = le_u32(h, 40);
+    let want = if flags & FLAG_CHECKSUM != 0 {
+        crc32c::crc32c(payload)
+    } else {
+        0
+    };
+    (crc == want).then_some(payload)
 }
 
 /// The record of a single-record frame, or why there is not exactly one.
