@@ -142,6 +142,17 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         self.read
     }
 
+    /// The underlying reader, in place (batch readers move its byte limit
+    /// forward record by record).
+    pub(crate) fn read_mut(&mut self) -> &mut R {
+        &mut self.read
+    }
+
+    /// The underlying reader, shared (batch readers look at what is left).
+    pub(crate) fn read_ref(&self) -> &R {
+        &self.read
+    }
+
     /// The limits in force.
     pub fn options(&self) -> &Options {
         &self.options

@@ -33,6 +33,8 @@ struct ErrorImpl {
     offset: Option<u64>,
     /// Path segments, innermost first: pushed while the error unwinds.
     path: Vec<Segment>,
+    /// Index of the record, for errors inside a batch.
+    record: Option<u64>,
 }
 
 /// One step of the path from the outermost value to the one that failed.
@@ -276,7 +278,8 @@ pub enum ErrorKind {
         /// End of the previous block.
         previous_end: u64,
     },
-    /// A padding byte in front of a block is not zero.
+    /// A padding byte (in front of a block, after a frame's schema text, or
+    /// reserved in a frame header or trailer) that must be zero is not.
     #[error("padding not zero: expected 00, found {0:02x}")]
     PaddingNonZero(u8),
     /// An array's block is not where its directory entry says.
@@ -347,6 +350,120 @@ pub enum ErrorKind {
         /// Why.
         reason: &'static str,
     },
+    // ----- frames, schemas and batches -----
+    /// The input does not start with the frame magic.
+    #[error("bad magic: expected a Kiln frame (89 4b 49 4c 4e 0d 0a 1a), found {found}")]
+    BadMagic {
+        /// The bytes found, in hex.
+        found: String,
+    },
+    /// A frame format version this reader does not know.
+    #[error("unsupported frame version: expected {supported}, found {found}")]
+    UnsupportedVersion {
+        /// The version in the header.
+        found: u16,
+        /// The version this reader reads.
+        supported: u16,
+    },
+    /// A flag bit that this version reserves is set.
+    #[error("reserved frame flag set: expected only bits {known:#06x}, found flags {flags:#06x}")]
+    ReservedFlag {
+        /// The flags found.
+        flags: u16,
+        /// The bits this version defines.
+        known: u16,
+    },
+    /// A header field holds a value its flags do not allow.
+    #[error("bad frame header field `{field}`: expected {expected}, found {found}")]
+    HeaderField {
+        /// The field's name in the spec.
+        field: &'static str,
+        /// What the flags require.
+        expected: &'static str,
+        /// The value found.
+        found: u64,
+    },
+    /// The writer's schema is not the reader's.
+    #[error(
+        "schema mismatch: the reader's type has fingerprint {expected}, the frame was written with {found}{}",
+        schema_texts(expected_text.as_deref(), found_text.as_deref())
+    )]
+    SchemaMismatch {
+        /// The reader's fingerprint, as 16 hex digits.
+        expected: String,
+        /// The fingerprint in the frame.
+        found: String,
+        /// The reader's canonical schema text, if known.
+        expected_text: Option<String>,
+        /// The writer's canonical schema text, if embedded in the frame.
+        found_text: Option<String>,
+    },
+    /// Embedded schema text whose fingerprint is not the header's.
+    #[error(
+        "embedded schema text does not match the header: expected fingerprint {expected}, the text hashes to {found}"
+    )]
+    SchemaTextMismatch {
+        /// The header's fingerprint.
+        expected: String,
+        /// The fingerprint of the embedded text.
+        found: String,
+    },
+    /// The schema of a type could not be traced.
+    #[error("cannot trace the schema of `{type_name}`: {reason}")]
+    SchemaTrace {
+        /// The Rust type.
+        type_name: String,
+        /// Why, and what to do instead.
+        reason: String,
+    },
+    /// The frame ends before its header, schema text, payload or trailer does.
+    #[error("frame truncated: expected {expected} ({needed} bytes), found {available} bytes")]
+    FrameTruncated {
+        /// The part of the frame that was being read.
+        expected: &'static str,
+        /// How many bytes it needs.
+        needed: u64,
+        /// How many were there.
+        available: u64,
+    },
+    /// The payload held another number of records than the frame declares.
+    #[error(
+        "record count mismatch: the frame declares {declared} records, the payload holds {found}"
+    )]
+    CountMismatch {
+        /// The count in the header or trailer.
+        declared: u64,
+        /// The records actually read (at least this many).
+        found: u64,
+    },
+    /// The declared payload length is not the bytes the records took.
+    #[error(
+        "payload length mismatch: the frame declares {declared} bytes, the records took {found}"
+    )]
+    PayloadLengthMismatch {
+        /// The length in the header or trailer.
+        declared: u64,
+        /// The bytes the records took (at least this many).
+        found: u64,
+    },
+    /// The payload's CRC-32C is not the one the frame carries.
+    #[error(
+        "checksum mismatch: the frame carries CRC-32C {expected:08x}, the payload has {found:08x}"
+    )]
+    ChecksumMismatch {
+        /// The checksum in the header or trailer.
+        expected: u32,
+        /// The checksum of the bytes read.
+        found: u32,
+    },
+    /// A streamed frame whose trailer does not end with the trailer magic.
+    #[error("bad trailer: expected the end magic {expected}, found {found}")]
+    BadTrailer {
+        /// The magic, in hex.
+        expected: &'static str,
+        /// The bytes found, in hex.
+        found: String,
+    },
     // ----- either side -----
     /// An I/O error from the underlying reader or writer.
     #[error("I/O error: {0}")]
@@ -354,6 +471,23 @@ pub enum ErrorKind {
     /// A message from a `Serialize` or `Deserialize` impl (`Error::custom`).
     #[error("{0}")]
     Custom(String),
+}
+
+/// The two schema texts of a [`ErrorKind::SchemaMismatch`], when known.
+fn schema_texts(reader: Option<&str>, writer: Option<&str>) -> String {
+    let mut out = String::new();
+    if let Some(text) = reader {
+        out.push_str("\nreader's schema:\n");
+        out.push_str(text);
+    }
+    match writer {
+        Some(text) => {
+            out.push_str("\nwriter's schema:\n");
+            out.push_str(text);
+        }
+        None => out.push_str("\n(the frame does not embed the writer's schema text)"),
+    }
+    out
 }
 
 impl ErrorKind {
@@ -400,6 +534,18 @@ impl ErrorKind {
             ErrorKind::ShapeMismatch { .. } => "shape-mismatch",
             ErrorKind::ViewMisaligned { .. } => "view-misaligned",
             ErrorKind::ViewUnavailable { .. } => "view-unavailable",
+            ErrorKind::BadMagic { .. } => "bad-magic",
+            ErrorKind::UnsupportedVersion { .. } => "unsupported-version",
+            ErrorKind::ReservedFlag { .. } => "reserved-flag",
+            ErrorKind::HeaderField { .. } => "header-field",
+            ErrorKind::SchemaMismatch { .. } => "schema-mismatch",
+            ErrorKind::SchemaTextMismatch { .. } => "schema-text-mismatch",
+            ErrorKind::SchemaTrace { .. } => "schema-trace",
+            ErrorKind::FrameTruncated { .. } => "frame-truncated",
+            ErrorKind::CountMismatch { .. } => "count-mismatch",
+            ErrorKind::PayloadLengthMismatch { .. } => "payload-length-mismatch",
+            ErrorKind::ChecksumMismatch { .. } => "checksum-mismatch",
+            ErrorKind::BadTrailer { .. } => "bad-trailer",
             ErrorKind::Io(_) => "io",
             ErrorKind::Custom(_) => "custom",
         }
@@ -414,6 +560,7 @@ impl Error {
             kind,
             offset: Some(offset),
             path: Vec::new(),
+            record: None,
         }))
     }
 
@@ -424,6 +571,7 @@ impl Error {
             kind,
             offset: None,
             path: Vec::new(),
+            record: None,
         }))
     }
 
@@ -437,6 +585,12 @@ impl Error {
     /// `None` for errors found while encoding.
     pub fn offset(&self) -> Option<u64> {
         self.0.offset
+    }
+
+    /// The index of the record (from 0) in which a batch read failed, or
+    /// `None` outside batches.
+    pub fn record(&self) -> Option<u64> {
+        self.0.record
     }
 
     /// The path from the outermost value to the one that failed, such as
@@ -467,6 +621,23 @@ impl Error {
     pub(crate) fn or_offset(mut self, offset: u64) -> Self {
         if self.0.offset.is_none() {
             self.0.offset = Some(offset);
+        }
+        self
+    }
+
+    /// Marks the error as raised inside record `index` of a batch.
+    #[cold]
+    pub(crate) fn in_record(mut self, index: u64) -> Self {
+        self.0.record = Some(index);
+        self
+    }
+
+    /// Moves the offset by `base`, for errors raised by a reader that
+    /// started at byte `base` of the input (a frame's payload).
+    #[cold]
+    pub(crate) fn shifted(mut self, base: u64) -> Self {
+        if let Some(offset) = self.0.offset {
+            self.0.offset = Some(offset.saturating_add(base));
         }
         self
     }
@@ -514,6 +685,9 @@ impl Display for Error {
         if let Some(offset) = self.0.offset {
             write!(f, " at byte {offset}")?;
         }
+        if let Some(record) = self.0.record {
+            write!(f, " in record {record}")?;
+        }
         if let Some(path) = self.path() {
             write!(f, " in {path}")?;
         }
@@ -527,6 +701,9 @@ impl fmt::Debug for Error {
         d.field("kind", &self.0.kind);
         if let Some(offset) = self.0.offset {
             d.field("offset", &offset);
+        }
+        if let Some(record) = self.0.record {
+            d.field("record", &record);
         }
         if let Some(path) = self.path() {
             d.field("path", &path);

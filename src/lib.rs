@@ -49,12 +49,15 @@
 #![deny(missing_docs)]
 
 pub mod array;
+pub mod batch;
 pub mod block;
 pub mod de;
 pub mod directory;
 pub mod error;
+pub mod frame;
 pub mod options;
 pub mod read;
+pub mod schema;
 pub mod ser;
 
 use std::io;

@@ -233,6 +233,12 @@ impl<R: io::Read> IoRead<R> {
         self.reader
     }
 
+    /// The underlying reader, in place (the frame reader asks it for the
+    /// checksum and trailer once the payload is read).
+    pub(crate) fn get_mut(&mut self) -> &mut R {
+        &mut self.reader
+    }
+
     /// Whether the stream is at its end, refilling the buffer if needed.
     pub(crate) fn at_eof(&mut self) -> Result<bool> {
         if self.pos < self.filled {

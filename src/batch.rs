@@ -1,0 +1,487 @@
+//! Batches: records of one type back to back, nothing between them.
+//!
+//! A batch payload is the bare encoding of each record, one after the
+//! other: a hundred `Point`s are exactly 800 bytes. There is no count, no
+//! length and no separator; a reader knows where a record ends because it
+//! knows the type. `spec/07-batch.md` describes the bytes. Inside a frame
+//! (see [`crate::frame`]) the header carries the count, the payload length
+//! and a checksum; a bare batch ends where its bytes end.
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! struct Point { x: i32, y: i32 }
+//!
+//! let points: Vec<Point> = (0..100).map(|i| Point { x: i, y: -i }).collect();
+//! let bytes = kiln::batch::to_vec(&points)?;
+//! assert_eq!(bytes.len(), 800);
+//! assert_eq!(&bytes[8..16], [1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+//!
+//! let back: Vec<Point> = kiln::batch::from_slice(&bytes).collect::<kiln::Result<_>>()?;
+//! assert_eq!(back, points);
+//! # Ok::<(), kiln::Error>(())
+//! ```
+//!
+//! Readers are iterators of `Result<T>`. The iterator ends (`None`) only at
+//! a clean end: the input is exhausted exactly at a record boundary. A
+//! record cut short is an error whose [`Error::record`] is its index and
+//! whose offset is the byte where the input ran out.
+
+use std::io;
+use std::marker::PhantomData;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::de::Deserializer;
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::Options;
+use crate::read::{IoRead, Read, SliceRead};
+use crate::ser::Serializer;
+
+/// Size at which [`BatchWriter`] hands its buffer to the writer.
+pub(crate) const FLUSH_AT: usize = 64 * 1024;
+
+/// Encodes `records` back to back into a new `Vec<u8>`.
+///
+/// # Errors
+/// As [`crate::to_vec`], for the first record that fails.
+pub fn to_vec<T: Serialize>(records: &[T]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    extend(&mut out, records)?;
+    Ok(out)
+}
+
+/// Encodes the records of an iterator at the end of `out`; returns how
+/// many were written.
+///
+/// ```
+/// let mut out = vec![0xaa];
+/// let n = kiln::batch::extend(&mut out, (1u16..=3).map(|i| (i, i as u8)))?;
+/// assert_eq!((n, out), (3, vec![0xaa, 1, 0, 1, 2, 0, 2, 3, 0, 3]));
+/// # Ok::<(), kiln::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`crate::to_vec`]. The records before the failing one stay in `out`.
+pub fn extend<I>(out: &mut Vec<u8>, records: I) -> Result<u64>
+where
+    I: IntoIterator,
+    I::Item: Serialize,
+{
+    let mut count = 0u64;
+    let mut ser = Serializer::new(out);
+    for record in records {
+        record.serialize(&mut ser)?;
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// Encodes the records of an iterator into an [`io::Write`], in bounded
+/// memory; returns how many were written.
+///
+/// # Errors
+/// As [`crate::to_writer`].
+pub fn to_writer<W, I>(writer: W, records: I) -> Result<u64>
+where
+    W: io::Write,
+    I: IntoIterator,
+    I::Item: Serialize,
+{
+    let mut w = BatchWriter::new(writer);
+    for record in records {
+        w.push(&record)?;
+    }
+    let count = w.count();
+    w.finish()?;
+    Ok(count)
+}
+
+/// Writes records one at a time into an [`io::Write`], for producers that
+/// do not know the count up front.
+///
+/// Records are encoded into an internal buffer that is handed to the
+/// writer whenever it passes 64 KiB, so memory stays bounded by that plus
+/// one record. Call [`BatchWriter::finish`] at the end: dropping the
+/// writer without it loses the buffered records.
+///
+/// ```
+/// let mut w = kiln::batch::BatchWriter::new(Vec::new());
+/// w.push(&1u32)?;
+/// w.push(&2u32)?;
+/// assert_eq!(w.count(), 2);
+/// assert_eq!(w.finish()?, [1, 0, 0, 0, 2, 0, 0, 0]);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub struct BatchWriter<W> {
+    writer: W,
+    buf: Vec<u8>,
+    count: u64,
+    /// Bytes handed to the writer so far.
+    written: u64,
+}
+
+impl<W: io::Write> BatchWriter<W> {
+    /// A writer of records into `writer`.
+    pub fn new(writer: W) -> Self {
+        BatchWriter {
+            writer,
+            buf: Vec::with_capacity(FLUSH_AT + 1024),
+            count: 0,
+            written: 0,
+        }
+    }
+
+    /// Appends one record.
+    ///
+    /// # Errors
+    /// As [`crate::to_writer`]. A record that fails to encode is taken out
+    /// again: the batch holds only whole records.
+    pub fn push<T: ?Sized + Serialize>(&mut self, record: &T) -> Result<()> {
+        let start = self.buf.len();
+        if let Err(e) = record.serialize(&mut Serializer::new(&mut self.buf)) {
+            self.buf.truncate(start);
+            return Err(e);
+        }
+        self.count += 1;
+        if self.buf.len() >= FLUSH_AT {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    /// Records pushed so far.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Payload bytes produced so far (handed over or buffered).
+    pub fn len(&self) -> u64 {
+        self.written + self.buf.len() as u64
+    }
+
+    /// Whether no payload byte was produced yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Hands the buffered bytes to the writer.
+    fn flush_buf(&mut self) -> Result<()> {
+        self.writer.write_all(&self.buf)?;
+        self.written += self.buf.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Writes what is buffered and returns the writer.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`] from the writer.
+    pub fn finish(mut self) -> Result<W> {
+        self.flush_buf()?;
+        self.writer.flush()?;
+        Ok(self.writer)
+    }
+}
+
+/// Reads one record, with fresh per-record budgets; errors carry the record
+/// index and offsets from the start of the whole input (`base` is where the
+/// reader's byte 0 sits in it).
+#[inline(always)]
+pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>>(
+    de: &mut Deserializer<R>,
+    index: u64,
+    base: u64,
+    zero_sized_left: &mut u64,
+) -> Result<T> {
+    de.reset_budgets();
+    let start = de.offset();
+    let limit = de.options().byte_limit;
+    de.read_mut().set_byte_limit(start.saturating_add(limit));
+    match T::deserialize(&mut *de) {
+        Ok(value) => {
+            if de.offset() == start {
+                zero_sized_record(de, index, base, start, zero_sized_left)?;
+            }
+            Ok(value)
+        }
+        Err(e) => Err(in_record(e, base, index)),
+    }
+}
+
+#[cold]
+fn in_record(e: Error, base: u64, index: u64) -> Error {
+    e.shifted(base).in_record(index)
+}
+
+/// A record of no bytes: without a budget a huge count would loop.
+#[cold]
+fn zero_sized_record<'de, R: Read<'de>>(
+    de: &Deserializer<R>,
+    index: u64,
+    base: u64,
+    start: u64,
+    zero_sized_left: &mut u64,
+) -> Result<()> {
+    if *zero_sized_left == 0 {
+        return Err(Error::at(
+            ErrorKind::ZeroSizedLimit {
+                limit: de.options().zero_sized_limit,
+            },
+            base.saturating_add(start),
+        )
+        .in_record(index));
+    }
+    *zero_sized_left -= 1;
+    Ok(())
+}
+
+/// Reads the records of a batch held in a byte slice; see [`from_slice`].
+pub struct SliceRecords<'de, T> {
+    de: Deserializer<SliceRead<'de>>,
+    index: u64,
+    /// Offset of the slice in the whole input.
+    base: u64,
+    zero_sized_left: u64,
+    /// Records still to read, when a frame declared the count.
+    count_left: Option<u64>,
+    /// The payload length a frame's header declared (`None` for a bare
+    /// batch, and for a streamed frame, whose trailer was checked already).
+    declared_len: Option<u64>,
+    done: bool,
+    marker: PhantomData<fn() -> T>,
+}
+
+/// Reads the records of a bare batch from `bytes`; records may borrow from
+/// it (`&str`, `&[u8]`).
+///
+/// ```
+/// #[derive(serde::Deserialize, Debug, PartialEq)]
+/// struct Point { x: i32, y: i32 }
+///
+/// // Two whole records, then three bytes of a third:
+/// let bytes = [1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0];
+/// let mut it = kiln::batch::from_slice::<Point>(&bytes);
+/// assert_eq!(it.next().unwrap()?, Point { x: 1, y: 2 });
+/// assert_eq!(it.next().unwrap()?, Point { x: 3, y: 4 });
+/// let err = it.next().unwrap().unwrap_err();
+/// assert_eq!(err.kind().code(), "unexpected-end");
+/// assert_eq!((err.record(), err.offset()), (Some(2), Some(16)));
+/// assert!(it.next().is_none());
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> SliceRecords<'de, T> {
+    SliceRecords::new(bytes, Options::default(), 0, None, None)
+}
+
+/// [`from_slice`] with other decoding limits; the zero-sized limit counts
+/// records of no bytes across the whole batch as well as inside each.
+pub fn from_slice_with<'de, T: Deserialize<'de>>(
+    bytes: &'de [u8],
+    options: Options,
+) -> SliceRecords<'de, T> {
+    SliceRecords::new(bytes, options, 0, None, None)
+}
+
+impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
+    pub(crate) fn new(
+        bytes: &'de [u8],
+        options: Options,
+        base: u64,
+        count: Option<u64>,
+        declared_len: Option<u64>,
+    ) -> Self {
+        SliceRecords {
+            de: Deserializer::with_options(SliceRead::new(bytes), options),
+            index: 0,
+            base,
+            zero_sized_left: options.zero_sized_limit,
+            count_left: count,
+            declared_len,
+            done: false,
+            marker: PhantomData,
+        }
+    }
+
+    /// Records read so far.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// The bytes not read yet.
+    pub fn rest(&self) -> &'de [u8] {
+        self.de.read_ref().rest()
+    }
+
+    /// At the end of the records: checks a frame's declarations.
+    fn at_end(&mut self) -> Option<Result<T>> {
+        self.done = true;
+        let rest = self.rest().len() as u64;
+        let offset = self.base.saturating_add(self.de.offset());
+        match (self.count_left, self.declared_len) {
+            (Some(0), Some(declared)) if rest > 0 => Some(Err(Error::at(
+                ErrorKind::PayloadLengthMismatch {
+                    declared,
+                    found: self.de.offset(),
+                },
+                offset,
+            ))),
+            (Some(0), None) if rest > 0 => {
+                // A streamed frame: the trailer's length was checked, so the
+                // count is what is wrong. Count the records that are there,
+                // as a reader of a stream does before it meets the trailer.
+                let declared = self.index;
+                while !self.rest().is_empty() {
+                    if let Err(e) = read_record::<_, T>(
+                        &mut self.de,
+                        self.index,
+                        self.base,
+                        &mut self.zero_sized_left,
+                    ) {
+                        return Some(Err(e));
+                    }
+                    self.index += 1;
+                }
+                Some(Err(Error::at(
+                    ErrorKind::CountMismatch {
+                        declared,
+                        found: self.index,
+                    },
+                    self.base.saturating_add(self.de.offset()),
+                )))
+            }
+            (Some(left), _) if left > 0 => Some(Err(Error::at(
+                ErrorKind::CountMismatch {
+                    declared: self.index + left,
+                    found: self.index,
+                },
+                offset,
+            ))),
+            _ => None,
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
+    type Item = Result<T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Result<T>> {
+        if self.done {
+            return None;
+        }
+        let at_end = self.rest().is_empty();
+        if self.count_left == Some(0) || (at_end && self.count_left.is_none()) {
+            return self.at_end();
+        }
+        match read_record(
+            &mut self.de,
+            self.index,
+            self.base,
+            &mut self.zero_sized_left,
+        ) {
+            // A declared count with the bytes used up: records of no bytes
+            // may still follow; anything else is a count too large.
+            Err(e) if at_end && matches!(e.kind(), ErrorKind::UnexpectedEnd { .. }) => {
+                self.at_end()
+            }
+            Ok(value) => {
+                self.index += 1;
+                if let Some(left) = &mut self.count_left {
+                    *left -= 1;
+                }
+                Some(Ok(value))
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        // Never a lower bound from a count the input claims: `collect`
+        // would reserve it.
+        (0, None)
+    }
+}
+
+/// Reads the records of a batch from an [`io::Read`]; see [`from_reader`].
+pub struct ReaderRecords<R, T> {
+    de: Deserializer<IoRead<R>>,
+    index: u64,
+    zero_sized_left: u64,
+    done: bool,
+    marker: PhantomData<fn() -> T>,
+}
+
+/// Reads the records of a bare batch from an [`io::Read`], through an 8 KiB
+/// buffer: memory stays bounded whatever the input claims. The byte limit
+/// of [`Options`] applies to each record.
+///
+/// ```
+/// let bytes = [1, 0, 2, 0, 3];
+/// let mut it = kiln::batch::from_reader::<u16, _>(&bytes[..]);
+/// assert_eq!(it.next().unwrap()?, 1);
+/// assert_eq!(it.next().unwrap()?, 2);
+/// let err = it.next().unwrap().unwrap_err();
+/// assert_eq!((err.kind().code(), err.record(), err.offset()), ("unexpected-end", Some(2), Some(4)));
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub fn from_reader<T: DeserializeOwned, R: io::Read>(reader: R) -> ReaderRecords<R, T> {
+    from_reader_with(reader, Options::default())
+}
+
+/// [`from_reader`] with other decoding limits.
+pub fn from_reader_with<T: DeserializeOwned, R: io::Read>(
+    reader: R,
+    options: Options,
+) -> ReaderRecords<R, T> {
+    ReaderRecords {
+        de: Deserializer::with_options(IoRead::new(reader), options),
+        index: 0,
+        zero_sized_left: options.zero_sized_limit,
+        done: false,
+        marker: PhantomData,
+    }
+}
+
+impl<R: io::Read, T: DeserializeOwned> ReaderRecords<R, T> {
+    /// Records read so far.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+}
+
+impl<R: io::Read, T: DeserializeOwned> Iterator for ReaderRecords<R, T> {
+    type Item = Result<T>;
+
+    fn next(&mut self) -> Option<Result<T>> {
+        if self.done {
+            return None;
+        }
+        match self.de.read_mut().at_eof() {
+            Ok(true) => {
+                self.done = true;
+                return None;
+            }
+            Ok(false) => {}
+            Err(e) => {
+                self.done = true;
+                return Some(Err(e.in_record(self.index)));
+            }
+        }
+        match read_record(&mut self.de, self.index, 0, &mut self.zero_sized_left) {
+            Ok(value) => {
+                self.index += 1;
+                Some(Ok(value))
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Runs `spec/vectors/frame.json` (every frame rejection, and the valid
+//! frames both ways), `spec/vectors/schema.json` (fingerprints), and checks
+//! the golden frames in `spec/golden/` byte for byte.
+
+use kiln::frame::{self, FrameOptions};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Message {
+    text: String,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+enum Shape {
+    Circle(f64),
+    Rect { w: f32, h: f32 },
+    Empty,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+enum List {
+    Nil,
+    Cons(i32, Box<List>),
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Tree {
+    value: u32,
+    children: Vec<Tree>,
+}
+
+const PTS: [Point; 3] = [
+    Point { x: 9, y: -4 },
+    Point { x: 1, y: 2 },
+    Point { x: -1, y: 0 },
+];
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn load(area: &str) -> Vec<Value> {
+    let path = format!("{}/spec/vectors/{area}.json", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
+    let file: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["area"], area);
+    file["vectors"].as_array().unwrap().clone()
+}
+
+/// The first error of a framed batch read, from a slice and from a reader.
+fn first_errors(bytes: &[u8]) -> [kiln::Error; 2] {
+    let a = match frame::batch_from_slice::<Point>(bytes) {
+        Err(e) => e,
+        Ok(mut it) => it.find_map(Result::err).expect("slice: no error"),
+    };
+    let b = match frame::batch_from_reader::<Point, _>(bytes) {
+        Err(e) => e,
+        Ok(mut it) => it.find_map(Result::err).expect("reader: no error"),
+    };
+    [a, b]
+}
+
+#[test]
+fn frame_vectors() {
+    let vectors = load("frame");
+    assert!(vectors.len() >= 30);
+    let mut codes = std::collections::BTreeSet::new();
+    for v in &vectors {
+        let name = v["name"].as_str().unwrap();
+        assert!(name.starts_with("kiln-frame-"), "{name}");
+        assert_eq!(v["type"], "Point");
+        let bytes = unhex(v["hex"].as_str().unwrap());
+        if let Some(code) = v["error"].as_str() {
+            let offset = v["offset"].as_u64().unwrap();
+            for e in first_errors(&bytes) {
+                assert_eq!(
+                    (e.kind().code(), e.offset()),
+                    (code, Some(offset)),
+                    "{name}: {e}"
+                );
+            }
+            codes.insert(code.to_owned());
+            continue;
+        }
+        let opts = FrameOptions::new()
+            .checksum(v["checksum"].as_bool().unwrap())
+            .embed_schema(v["schema"].as_bool().unwrap());
+        let streamed = v["streamed"].as_bool().unwrap();
+        match v["mode"].as_str().unwrap() {
+            "framed" => {
+                let want: Point = serde_json::from_value(v["value"].clone()).unwrap();
+                assert_eq!(opts.from_slice::<Point>(&bytes).unwrap(), want, "{name}");
+                assert_eq!(opts.from_reader::<_, Point>(&bytes[..]).unwrap(), want);
+                assert_eq!(hex(&opts.to_vec(&want).unwrap()), hex(&bytes), "{name}");
+            }
+            "framed-batch" => {
+                let want: Vec<Point> = serde_json::from_value(v["value"].clone()).unwrap();
+                let a: Vec<Point> = opts
+                    .batch_from_slice(&bytes)
+                    .unwrap()
+                    .collect::<kiln::Result<_>>()
+                    .unwrap();
+                let b: Vec<Point> = opts
+                    .batch_from_reader(&bytes[..])
+                    .unwrap()
+                    .collect::<kiln::Result<_>>()
+                    .unwrap();
+                assert_eq!((&a, &b), (&want, &want), "{name}");
+                let encoded = if streamed {
+                    let mut w = opts.batch_writer::<Point, _>(Vec::new()).unwrap();
+                    for p in &want {
+                        w.push(p).unwrap();
+                    }
+                    w.finish().unwrap()
+                } else {
+                    opts.batch_to_vec(&want).unwrap()
+                };
+                assert_eq!(hex(&encoded), hex(&bytes), "{name}");
+            }
+            other => panic!("{name}: unknown mode {other}"),
+        }
+    }
+    // Every rejection the issue lists has a vector.
+    for code in [
+        "bad-magic",
+        "unsupported-version",
+        "reserved-flag",
+        "schema-mismatch",
+        "checksum-mismatch",
+        "count-mismatch",
+        "payload-length-mismatch",
+        "frame-truncated",
+        "padding-nonzero",
+        "header-field",
+        "bad-trailer",
+        "schema-text-mismatch",
+        "trailing-bytes",
+    ] {
+        assert!(codes.contains(code), "no vector for {code}");
+    }
+}
+
+#[test]
+fn schema_vectors() {
+    let vectors = load("schema");
+    assert!(vectors.len() >= 4);
+    for v in &vectors {
+        let name = v["name"].as_str().unwrap();
+        let schema = match v["type"].as_str().unwrap() {
+            "Point" => kiln::schema::schema_of::<Point>(),
+            "Message" => kiln::schema::schema_of::<Message>(),
+            "Shape" => kiln::schema::schema_of::<Shape>(),
+            "List" => kiln::schema::schema_of::<List>(),
+            "Tree" => kiln::schema::schema_of::<Tree>(),
+            "Vec<Point>" => kiln::schema::schema_of::<Vec<Point>>(),
+            "u8" => kiln::schema::schema_of::<u8>(),
+            other => panic!("{name}: unknown type {other}"),
+        }
+        .unwrap();
+        assert_eq!(schema.text(), v["text"].as_str(), "{name}");
+        assert_eq!(schema.fingerprint().to_string(), v["fingerprint"], "{name}");
+        let text = v["text"].as_str().unwrap();
+        assert_eq!(
+            kiln::schema::Fingerprint::of_text(text),
+            schema.fingerprint()
+        );
+    }
+}
+
+fn golden(name: &str) -> Vec<u8> {
+    let path = format!("{}/spec/golden/{name}.kiln", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(path).unwrap()
+}
+
+#[test]
+fn golden_frames() {
+    let o = FrameOptions::new();
+    assert_eq!(frame::to_vec(&PTS[0]).unwrap(), golden("frame-point"));
+    assert_eq!(kiln::batch::to_vec(&PTS).unwrap(), golden("batch-points"));
+    for (name, crc, schema) in [
+        ("frame-batch-points", false, false),
+        ("frame-batch-points-crc", true, false),
+        ("frame-batch-points-schema", false, true),
+        ("frame-batch-points-crc-schema", true, true),
+    ] {
+        let o = o.checksum(crc).embed_schema(schema);
+        let bytes = golden(name);
+        assert_eq!(o.batch_to_vec(&PTS).unwrap(), bytes, "{name}");
+        let back: Vec<Point> = o
+            .batch_from_slice(&bytes)
+            .unwrap()
+            .collect::<kiln::Result<_>>()
+            .unwrap();
+        assert_eq!(back, PTS);
+    }
+    let mut w = o.batch_writer::<Point, _>(Vec::new()).unwrap();
+    for p in &PTS {
+        w.push(p).unwrap();
+    }
+    assert_eq!(w.finish().unwrap(), golden("frame-batch-points-streamed"));
+    // The framed Point is the header and the bare eight bytes.
+    let framed = golden("frame-point");
+    assert_eq!(&framed[64..], kiln::to_vec(&PTS[0]).unwrap());
+    assert_eq!(framed[64..], [0x09, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff]);
+}
