@@ -95,6 +95,7 @@ impl<'de> SliceRead<'de> {
     }
 
     #[cold]
+    #[inline(never)]
     fn eof(&self, expected: &'static str, needed: usize) -> Error {
         Error::at(
             ErrorKind::UnexpectedEnd {
@@ -307,12 +308,20 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 
     #[inline]
     fn read_array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
-        self.check_limit(N)?;
-        if let Some(chunk) = self.buf[self.pos..self.filled].first_chunk::<N>() {
+        // Fast path, one branch: the bytes are buffered and within the limit.
+        let end = self.pos + N;
+        if end <= self.filled
+            && self
+                .base
+                .checked_add(end as u64)
+                .is_some_and(|e| e <= self.limit)
+            && let Some(chunk) = self.buf[self.pos..end].first_chunk::<N>()
+        {
             let out = *chunk;
-            self.pos += N;
+            self.pos = end;
             return Ok(out);
         }
+        self.check_limit(N)?;
         let mut out = [0u8; N];
         let mut at = 0;
         self.copy_out(N, expected, |piece| {
