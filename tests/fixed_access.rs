@@ -5,7 +5,7 @@
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::{Deserializer, SeqAccess, Visitor};
 
 /// A tuple of two `u32` whose visitor stops after the first (or, with
 /// `forget`, never reports back at all).
