@@ -194,6 +194,10 @@ pub struct IoRead<R> {
     buf: Box<[u8]>,
     pos: usize,
     filled: usize,
+    /// End of the bytes in `buf` that may be handed out without crossing
+    /// the byte limit: `min(filled, limit - base)`. Lets the common read
+    /// check one bound instead of two.
+    readable: usize,
     /// Stream offset of `buf[0]`.
     base: u64,
     limit: u64,
@@ -208,6 +212,7 @@ impl<R: io::Read> IoRead<R> {
             buf: vec![0; IO_BUFFER].into_boxed_slice(),
             pos: 0,
             filled: 0,
+            readable: 0,
             base: 0,
             limit: DEFAULT_BYTE_LIMIT,
             scratch: Vec::new(),
@@ -232,6 +237,12 @@ impl<R: io::Read> IoRead<R> {
         Ok(self.fill()? == 0)
     }
 
+    /// Recomputes [`IoRead::readable`] after `filled`, `base` or `limit` changed.
+    fn update_readable(&mut self) {
+        let room = self.limit.saturating_sub(self.base);
+        self.readable = usize::try_from(room).map_or(self.filled, |r| r.min(self.filled));
+    }
+
     /// Refills the empty buffer; returns how many bytes arrived (0 at EOF).
     fn fill(&mut self) -> Result<usize> {
         debug_assert_eq!(self.pos, self.filled);
@@ -244,6 +255,7 @@ impl<R: io::Read> IoRead<R> {
                     // A reader that claims more than the buffer is broken;
                     // clamp rather than trust it.
                     self.filled = n.min(self.buf.len());
+                    self.update_readable();
                     return Ok(self.filled);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -291,6 +303,21 @@ impl<R: io::Read> IoRead<R> {
         }
         Ok(())
     }
+
+    /// [`Read::read_array`] across a refill: out of line, so that the
+    /// buffered case stays small enough to inline into every field.
+    #[cold]
+    #[inline(never)]
+    fn read_array_slow<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
+        self.check_limit(N)?;
+        let mut out = [0u8; N];
+        let mut at = 0;
+        self.copy_out(N, expected, |piece| {
+            out[at..at + piece.len()].copy_from_slice(piece);
+            at += piece.len();
+        })?;
+        Ok(out)
+    }
 }
 
 impl<R> private::Sealed for IoRead<R> {}
@@ -308,27 +335,19 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 
     #[inline]
     fn read_array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
-        // Fast path, one branch: the bytes are buffered and within the limit.
+        // Fast path: the bytes are buffered and within the limit.
         let end = self.pos + N;
-        if end <= self.filled
-            && self
-                .base
-                .checked_add(end as u64)
-                .is_some_and(|e| e <= self.limit)
-            && let Some(chunk) = self.buf[self.pos..end].first_chunk::<N>()
+        if end <= self.readable
+            && let Some(chunk) = self
+                .buf
+                .get(self.pos..end)
+                .and_then(|b| b.first_chunk::<N>())
         {
             let out = *chunk;
             self.pos = end;
             return Ok(out);
         }
-        self.check_limit(N)?;
-        let mut out = [0u8; N];
-        let mut at = 0;
-        self.copy_out(N, expected, |piece| {
-            out[at..at + piece.len()].copy_from_slice(piece);
-            at += piece.len();
-        })?;
-        Ok(out)
+        self.read_array_slow(expected)
     }
 
     fn read_bytes<'s>(
@@ -375,5 +394,6 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 
     fn set_byte_limit(&mut self, limit: u64) {
         self.limit = limit;
+        self.update_readable();
     }
 }
