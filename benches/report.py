@@ -238,7 +238,7 @@ def svg(results, when):
 
     datasets = ordered({d for d, _, _ in results}, DATASETS)
     libs = ordered({l for _, _, l in results}, LIBS)
-    panels = [("serialize", "Serialize into a reused Vec<u8>"),
+    panels = [("serialize", "Serialize into a reused Vec&lt;u8&gt;"),
               ("deserialize", "Deserialize (owned) from a slice")]
     rates = [r["bytes"] / r["time"] for r in results.values() if r["bytes"]]
     if not rates or not datasets:
