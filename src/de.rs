@@ -217,26 +217,27 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     #[inline]
     fn check_depth(&self) -> Result<()> {
         if self.depth_left == 0 {
-            return Err(Error::at(
-                ErrorKind::DepthLimit {
-                    limit: self.options.max_depth,
-                },
-                self.read.offset(),
-            ));
+            return Err(self.depth_error());
         }
         Ok(())
     }
 
+    #[cold]
+    #[inline(never)]
+    fn depth_error(&self) -> Error {
+        Error::at(
+            ErrorKind::DepthLimit {
+                limit: self.options.max_depth,
+            },
+            self.read.offset(),
+        )
+    }
+
     /// Runs `f` one nesting level deeper.
-    #[inline]
+    #[inline(always)]
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         if self.depth_left == 0 {
-            return Err(Error::at(
-                ErrorKind::DepthLimit {
-                    limit: self.options.max_depth,
-                },
-                self.read.offset(),
-            ));
+            return Err(self.depth_error());
         }
         self.depth_left -= 1;
         let out = f(self);
@@ -296,6 +297,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     }
 
     /// Reads a tuple, tuple struct or struct: `len` values, no count.
+    #[inline(always)]
     fn visit_fixed<V: Visitor<'de>>(
         &mut self,
         len: usize,
@@ -303,21 +305,26 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         visitor: V,
     ) -> Result<V::Value> {
         self.nested(|de| {
-            let mut access = FixedAccess {
-                de,
+            // The access goes to the visitor by value, so that serde's
+            // derived code calls `FixedAccess::next_element` directly and
+            // the compiler can inline each field; it reports how many values
+            // were taken through `taken` when the visitor drops it.
+            let mut taken = 0;
+            let access = FixedAccess {
+                de: &mut *de,
                 len,
                 index: 0,
                 fields,
+                taken: &mut taken,
             };
-            let value = visitor.visit_seq(&mut access)?;
-            if access.index != access.len {
-                let offset = access.de.read.offset();
+            let value = visitor.visit_seq(access)?;
+            if taken != len {
                 return Err(Error::at(
                     ErrorKind::LengthMismatch {
                         declared: len as u64,
-                        actual: access.index as u64,
+                        actual: taken as u64,
                     },
-                    offset,
+                    de.read.offset(),
                 ));
             }
             Ok(value)
@@ -466,7 +473,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
             return self.read_array(request, visitor);
         }
         self.nested(|de| visitor.visit_newtype_struct(de))
-            .map_err(|e| e.in_container(name))
+            .map_err(|e| in_container(e, name))
     }
 
     #[inline]
@@ -492,7 +499,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         visitor: V,
     ) -> Result<V::Value> {
         self.visit_fixed(len, None, visitor)
-            .map_err(|e| e.in_container(name))
+            .map_err(|e| in_container(e, name))
     }
 
     #[inline]
@@ -520,7 +527,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         visitor: V,
     ) -> Result<V::Value> {
         self.visit_fixed(fields.len(), Some(fields), visitor)
-            .map_err(|e| e.in_container(name))
+            .map_err(|e| in_container(e, name))
     }
 
     #[inline]
@@ -531,7 +538,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         visitor: V,
     ) -> Result<V::Value> {
         self.nested(|de| visitor.visit_enum(EnumAccess { de, name, variants }))
-            .map_err(|e| e.in_container(name))
+            .map_err(|e| in_container(e, name))
     }
 
     fn deserialize_identifier<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
@@ -571,6 +578,55 @@ fn utf8(bytes: &[u8], start: u64) -> Result<&str> {
             start + e.valid_up_to() as u64,
         )
     })
+}
+
+// The error decorations below are out of line and cold on purpose: kept
+// inline, they made every field's success path too big for the compiler to
+// inline, and a struct of three floats cost a call per field (see
+// benches/compare.rs, the mesh dataset).
+
+/// Names the container an error passed through.
+#[cold]
+#[inline(never)]
+fn in_container(e: Error, name: &'static str) -> Error {
+    e.in_container(name)
+}
+
+/// Names the enum variant an error passed through.
+#[cold]
+#[inline(never)]
+fn in_variant(e: Error, variant: &'static str) -> Error {
+    e.in_variant(variant)
+}
+
+/// Places an error in element `index` of a sequence that began at `start`.
+#[cold]
+#[inline(never)]
+fn element_error(e: Error, start: u64, index: u64) -> Error {
+    e.or_offset(start).in_index(index)
+}
+
+/// Places an error in entry `index` of a map.
+#[cold]
+#[inline(never)]
+fn entry_error(e: Error, start: u64, index: u64) -> Error {
+    e.or_offset(start).in_entry(index)
+}
+
+/// Places an error in field (or position) `index` of a struct or tuple.
+#[cold]
+#[inline(never)]
+fn field_error(
+    e: Error,
+    start: u64,
+    fields: Option<&'static [&'static str]>,
+    index: usize,
+) -> Error {
+    let e = e.or_offset(start);
+    match fields.and_then(|f| f.get(index)) {
+        Some(name) => e.in_field(name),
+        None => e.in_position(index),
+    }
 }
 
 /// Elements of a sequence or entries of a map, behind a count.
@@ -619,7 +675,7 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for CountedAccess<'_, R> {
         let start = self.de.read.offset();
         let value = seed
             .deserialize(&mut *self.de)
-            .map_err(|e: Error| e.or_offset(start).in_index(self.index))?;
+            .map_err(|e: Error| element_error(e, start, self.index))?;
         if self.de.read.offset() == start {
             self.de
                 .charge_zero_sized()
@@ -648,7 +704,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for CountedAccess<'_, R> {
         self.entry_start = start;
         seed.deserialize(&mut *self.de)
             .map(Some)
-            .map_err(|e: Error| e.or_offset(start).in_entry(self.index))
+            .map_err(|e: Error| entry_error(e, start, self.index))
     }
 
     #[inline]
@@ -656,7 +712,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for CountedAccess<'_, R> {
         let start = self.de.read.offset();
         let value = seed
             .deserialize(&mut *self.de)
-            .map_err(|e: Error| e.or_offset(start).in_entry(self.index))?;
+            .map_err(|e: Error| entry_error(e, start, self.index))?;
         if self.de.read.offset() == self.entry_start {
             self.de
                 .charge_zero_sized()
@@ -678,12 +734,26 @@ struct FixedAccess<'a, R> {
     len: usize,
     index: usize,
     fields: Option<&'static [&'static str]>,
+    /// Receives `index` when the visitor is done with the access.
+    taken: &'a mut usize,
+}
+
+impl<R> Drop for FixedAccess<'_, R> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        *self.taken = self.index;
+    }
 }
 
 impl<'de, R: Read<'de>> de::SeqAccess<'de> for FixedAccess<'_, R> {
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
+        self.next_element_seed(std::marker::PhantomData)
+    }
+
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.index == self.len {
             return Ok(None);
@@ -692,13 +762,9 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for FixedAccess<'_, R> {
         self.index += 1;
         let start = self.de.read.offset();
         let fields = self.fields;
-        seed.deserialize(&mut *self.de).map(Some).map_err(|e| {
-            let e = e.or_offset(start);
-            match fields.and_then(|f| f.get(index)) {
-                Some(name) => e.in_field(name),
-                None => e.in_position(index),
-            }
-        })
+        seed.deserialize(&mut *self.de)
+            .map(Some)
+            .map_err(|e| field_error(e, start, fields, index))
     }
 
     #[inline]
@@ -764,14 +830,14 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for VariantAccess<'_, R> {
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
         let start = self.de.read.offset();
         seed.deserialize(&mut *self.de)
-            .map_err(|e: Error| e.or_offset(start).in_variant(self.variant))
+            .map_err(|e: Error| in_variant(e.or_offset(start), self.variant))
     }
 
     #[inline]
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         self.de
             .visit_fixed(len, None, visitor)
-            .map_err(|e| e.in_variant(self.variant))
+            .map_err(|e| in_variant(e, self.variant))
     }
 
     #[inline]
@@ -782,7 +848,7 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for VariantAccess<'_, R> {
     ) -> Result<V::Value> {
         self.de
             .visit_fixed(fields.len(), Some(fields), visitor)
-            .map_err(|e| e.in_variant(self.variant))
+            .map_err(|e| in_variant(e, self.variant))
     }
 }
 

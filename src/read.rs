@@ -101,6 +101,7 @@ impl<'de> SliceRead<'de> {
     }
 
     #[cold]
+    #[inline(never)]
     fn eof(&self, expected: &'static str, needed: usize) -> Error {
         Error::at(
             ErrorKind::UnexpectedEnd {
@@ -203,6 +204,10 @@ pub struct IoRead<R> {
     buf: Box<[u8]>,
     pos: usize,
     filled: usize,
+    /// End of the bytes in `buf` that may be handed out without crossing
+    /// the byte limit: `min(filled, limit - base)`. Lets the common read
+    /// check one bound instead of two.
+    readable: usize,
     /// Stream offset of `buf[0]`.
     base: u64,
     limit: u64,
@@ -217,6 +222,7 @@ impl<R: io::Read> IoRead<R> {
             buf: vec![0; IO_BUFFER].into_boxed_slice(),
             pos: 0,
             filled: 0,
+            readable: 0,
             base: 0,
             limit: DEFAULT_BYTE_LIMIT,
             scratch: Vec::new(),
@@ -247,6 +253,12 @@ impl<R: io::Read> IoRead<R> {
         Ok(self.fill()? == 0)
     }
 
+    /// Recomputes [`IoRead::readable`] after `filled`, `base` or `limit` changed.
+    fn update_readable(&mut self) {
+        let room = self.limit.saturating_sub(self.base);
+        self.readable = usize::try_from(room).map_or(self.filled, |r| r.min(self.filled));
+    }
+
     /// Refills the empty buffer; returns how many bytes arrived (0 at EOF).
     fn fill(&mut self) -> Result<usize> {
         debug_assert_eq!(self.pos, self.filled);
@@ -259,6 +271,7 @@ impl<R: io::Read> IoRead<R> {
                     // A reader that claims more than the buffer is broken;
                     // clamp rather than trust it.
                     self.filled = n.min(self.buf.len());
+                    self.update_readable();
                     return Ok(self.filled);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -306,6 +319,21 @@ impl<R: io::Read> IoRead<R> {
         }
         Ok(())
     }
+
+    /// [`Read::read_array`] across a refill: out of line, so that the
+    /// buffered case stays small enough to inline into every field.
+    #[cold]
+    #[inline(never)]
+    fn read_array_slow<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
+        self.check_limit(N)?;
+        let mut out = [0u8; N];
+        let mut at = 0;
+        self.copy_out(N, expected, |piece| {
+            out[at..at + piece.len()].copy_from_slice(piece);
+            at += piece.len();
+        })?;
+        Ok(out)
+    }
 }
 
 impl<R> private::Sealed for IoRead<R> {}
@@ -323,19 +351,19 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 
     #[inline]
     fn read_array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
-        self.check_limit(N)?;
-        if let Some(chunk) = self.buf[self.pos..self.filled].first_chunk::<N>() {
+        // Fast path: the bytes are buffered and within the limit.
+        let end = self.pos + N;
+        if end <= self.readable
+            && let Some(chunk) = self
+                .buf
+                .get(self.pos..end)
+                .and_then(|b| b.first_chunk::<N>())
+        {
             let out = *chunk;
-            self.pos += N;
+            self.pos = end;
             return Ok(out);
         }
-        let mut out = [0u8; N];
-        let mut at = 0;
-        self.copy_out(N, expected, |piece| {
-            out[at..at + piece.len()].copy_from_slice(piece);
-            at += piece.len();
-        })?;
-        Ok(out)
+        self.read_array_slow(expected)
     }
 
     fn read_bytes<'s>(
@@ -382,6 +410,7 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 
     fn set_byte_limit(&mut self, limit: u64) {
         self.limit = limit;
+        self.update_readable();
     }
 
     fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>> {

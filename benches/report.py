@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""Turns the results of `cargo bench --bench compare` into docs/benchmarks.md
+(tables) and docs/benchmarks.svg (a grouped bar chart).
+
+    cargo bench --bench compare
+    python3 benches/report.py
+
+Reads target/criterion/<dataset>/<direction>_<library>/new/{benchmark,estimates,sample}.json
+and target/kiln-bench/sizes.json (both under $CARGO_TARGET_DIR if set).
+Standard library only. Works on a partial run: what was not measured is
+shown as a dash.
+"""
+
+import argparse
+import datetime
+import glob
+import json
+import os
+import platform
+import subprocess
+import sys
+
+DATASETS = ["log", "mesh", "savegame", "network", "points", "tensors"]
+DESCRIPTIONS = {
+    "log": "10,000 web-server log records (IPv4 as [u8; 4], strings, u16, u64)",
+    "mesh": "125,000 triangles, four [f32; 3]-like structs each, as a Vec of structs",
+    "savegame": "500 players: nested structs, enums with payloads, options, small vectors",
+    "network": "10,000 packets of small events; one event in 1,000 has a 4-64 KiB payload",
+    "points": "1,000,000 Point { x: i32, y: i32 }",
+    "tensors": "Vec<f32> of 4 MiB",
+}
+DIRECTIONS = ["serialize", "deserialize", "deserialize-reader", "deserialize-borrowed"]
+DIRECTION_NAMES = {
+    "serialize": "serialize (reused Vec)",
+    "deserialize": "deserialize, owned, from slice",
+    "deserialize-reader": "deserialize, owned, from io::Read",
+    "deserialize-borrowed": "deserialize, borrowed, from slice",
+}
+LIBS = ["kiln", "bincode", "postcard", "rmp-serde", "serde_json"]
+COLORS = {
+    "kiln": "#d9480f",
+    "bincode": "#1c7ed6",
+    "postcard": "#37b24d",
+    "rmp-serde": "#ae3ec9",
+    "serde_json": "#868e96",
+}
+
+
+def target_dir():
+    return os.environ.get("CARGO_TARGET_DIR", "target")
+
+
+def load_results(criterion_dir, stat):
+    """{(dataset, direction, lib): {"time": seconds, "bytes": throughput bytes}}"""
+    results = {}
+    pattern = os.path.join(criterion_dir, "*", "*", "new", "benchmark.json")
+    for path in glob.glob(pattern):
+        folder = os.path.dirname(path)
+        with open(path) as f:
+            bench = json.load(f)
+        parts = bench.get("full_id", "").split("/")
+        if len(parts) != 3:
+            continue
+        dataset, direction, lib = parts
+        if stat == "min":
+            with open(os.path.join(folder, "sample.json")) as f:
+                sample = json.load(f)
+            ns = min(t / i for t, i in zip(sample["times"], sample["iters"]))
+        else:
+            with open(os.path.join(folder, "estimates.json")) as f:
+                ns = json.load(f)[stat]["point_estimate"]
+        throughput = bench.get("throughput") or {}
+        results[(dataset, direction, lib)] = {
+            "time": ns / 1e9,
+            "bytes": throughput.get("Bytes") or throughput.get("BytesDecimal"),
+            "mtime": os.path.getmtime(path),
+        }
+    return results
+
+
+def fmt_time(s):
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s / 1e-9:.3g} ns"
+
+
+def fmt_rate(bytes_per_s):
+    if bytes_per_s >= 1e9:
+        return f"{bytes_per_s / 1e9:.2f} GB/s"
+    return f"{bytes_per_s / 1e6:.0f} MB/s"
+
+
+def fmt_size(n):
+    return f"{n:,}"
+
+
+def machine():
+    model, cores, mem = platform.processor() or "unknown CPU", os.cpu_count(), None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal"):
+                    mem = int(line.split()[1]) // (1024 * 1024)
+                    break
+    except OSError:
+        pass
+    parts = [model, f"{cores} cores"]
+    if mem:
+        parts.append(f"{mem} GiB RAM")
+    parts.append(f"{platform.system()} {platform.release()}")
+    return ", ".join(parts)
+
+
+def rustc_version():
+    try:
+        return subprocess.run(
+            ["rustc", "-V"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "rustc (unknown version)"
+
+
+def ordered(keys, order):
+    return [k for k in order if k in keys] + sorted(k for k in keys if k not in order)
+
+
+def speedup(results, dataset, direction, lib):
+    """How many times faster Kiln is than `lib` (>1: Kiln faster)."""
+    k = results.get((dataset, direction, "kiln"))
+    o = results.get((dataset, direction, lib))
+    if not k or not o:
+        return None
+    return o["time"] / k["time"]
+
+
+def markdown(results, sizes, stat, when):
+    datasets = ordered({d for d, _, _ in results} | set(sizes), DATASETS)
+    libs = ordered({l for _, _, l in results}, LIBS)
+    peers = [l for l in libs if l != "kiln"]
+    out = []
+    w = out.append
+    w("# Benchmarks\n")
+    w("<!-- Generated by `python3 benches/report.py`; do not edit by hand. -->\n")
+    w(f"- Machine: {machine()}")
+    w(f"- Compiler: {rustc_version()}, `[profile.bench]` with `lto = true`, `codegen-units = 1`")
+    w(f"- Measured: {when} (UTC)")
+    w("- Command: `cargo bench --bench compare && python3 benches/report.py`")
+    w(f"- Statistic: criterion's {stat} time per operation.")
+    w("- Throughput is the size of the **Kiln** encoding divided by the time, for every")
+    w("  library, so throughputs compare exactly as times do. 1 MB = 10^6 bytes.")
+    w("- Settings: bincode 2 `config::standard()` (serde API), postcard defaults, rmp-serde")
+    w("  `encode::write` (structs as arrays), serde_json compact. Every serializer writes into a")
+    w("  reused `Vec<u8>`; readers read a `&[u8]` through `io::Read` (postcard with a reused")
+    w("  scratch buffer).\n")
+
+    w("## Kiln's speed-up over each library\n")
+    w("Time of the library divided by Kiln's time, in the same run (above 1: Kiln is faster).")
+    w("Targets of issue 6: at least 10 against serde_json, 3 against rmp-serde, and 1 against")
+    w("the faster of bincode and postcard.\n")
+    w("| dataset | direction | " + " | ".join(peers) + " | targets |")
+    w("|---|---|" + "---:|" * len(peers) + "---|")
+    for d in datasets:
+        for direction in DIRECTIONS:
+            if (d, direction, "kiln") not in results:
+                continue
+            cells, misses = [], []
+            for p in peers:
+                s = speedup(results, d, direction, p)
+                cells.append("–" if s is None else f"{s:.2f}×")
+                need = {"serde_json": 10, "rmp-serde": 3}.get(p, 1)
+                if s is not None and s < need:
+                    misses.append(p)
+            verdict = "met" if not misses else "missed: " + ", ".join(misses)
+            w(f"| {d} | {direction} | " + " | ".join(cells) + f" | {verdict} |")
+    w("")
+
+    w("## Encoded sizes (bytes)\n")
+    size_libs = ordered({l for s in sizes.values() for l in s}, LIBS)
+    if sizes:
+        w("| dataset | " + " | ".join(size_libs) + " |")
+        w("|---|" + "---:|" * len(size_libs))
+        for d in ordered(set(sizes), DATASETS):
+            row = []
+            for l in size_libs:
+                n = sizes[d].get(l)
+                k = sizes[d].get("kiln")
+                if n is None:
+                    row.append("–")
+                elif l == "kiln" or not k:
+                    row.append(fmt_size(n))
+                else:
+                    row.append(f"{fmt_size(n)} ({n / k:.2f}×)")
+            w(f"| {d} | " + " | ".join(row) + " |")
+        w("\nIn brackets: size relative to Kiln. Kiln writes fixed-width numbers (no varints),")
+        w("so it is larger where the others shrink small integers, and equal on floats.\n")
+    else:
+        w("No `target/kiln-bench/sizes.json` found.\n")
+
+    w("## Times and throughput per dataset\n")
+    for d in datasets:
+        w(f"### {d}\n")
+        if d in DESCRIPTIONS:
+            w(DESCRIPTIONS[d] + ".\n")
+        w("| direction | " + " | ".join(libs) + " |")
+        w("|---|" + "---:|" * len(libs))
+        for direction in DIRECTIONS:
+            row, any_cell = [], False
+            for l in libs:
+                r = results.get((d, direction, l))
+                if not r:
+                    row.append("–")
+                    continue
+                any_cell = True
+                cell = fmt_time(r["time"])
+                if r["bytes"]:
+                    cell += f"<br>{fmt_rate(r['bytes'] / r['time'])}"
+                row.append(cell)
+            if any_cell:
+                w(f"| {DIRECTION_NAMES[direction]} | " + " | ".join(row) + " |")
+        w("")
+    w("![Throughput per library and dataset](benchmarks.svg)\n")
+    return "\n".join(out)
+
+
+def svg(results, when):
+    """Two panels (serialize; deserialize owned from a slice), a group of
+    bars per dataset, one bar per library; log scale, labelled."""
+    import math
+
+    datasets = ordered({d for d, _, _ in results}, DATASETS)
+    libs = ordered({l for _, _, l in results}, LIBS)
+    panels = [("serialize", "Serialize into a reused Vec&lt;u8&gt;"),
+              ("deserialize", "Deserialize (owned) from a slice")]
+    rates = [r["bytes"] / r["time"] for r in results.values() if r["bytes"]]
+    if not rates or not datasets:
+        return None
+    lo = 10 ** math.floor(math.log10(min(rates) / 1e6))
+    hi = 10 ** math.ceil(math.log10(max(rates) / 1e6))
+    bar, gap = 14, 22
+    group_w = bar * len(libs) + gap
+    left, top, panel_h, panel_gap = 70, 60, 230, 80
+    width = left + group_w * len(datasets) + 20
+    height = top + len(panels) * (panel_h + panel_gap) + 20
+
+    def y_of(rate_mb, y0):
+        frac = (math.log10(rate_mb) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+        return y0 + panel_h - frac * panel_h
+
+    s = []
+    a = s.append
+    a(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+      f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">')
+    a(f'<rect width="{width}" height="{height}" fill="white"/>')
+    a(f'<text x="{left}" y="20" font-size="14" font-weight="bold">Throughput (MB/s of Kiln-encoded '
+      f'bytes, log scale; higher is faster)</text>')
+    x = left
+    for lib in libs:
+        a(f'<rect x="{x}" y="32" width="10" height="10" fill="{COLORS.get(lib, "#000")}"/>')
+        a(f'<text x="{x + 14}" y="41">{lib}</text>')
+        x += 14 + 8 * len(lib) + 16
+    a(f'<text x="{width - 10}" y="41" text-anchor="end" fill="#555">{when} UTC</text>')
+    for pi, (direction, title) in enumerate(panels):
+        y0 = top + pi * (panel_h + panel_gap) + 20
+        a(f'<text x="{left}" y="{y0 - 8}" font-size="12" font-weight="bold">{title}</text>')
+        decade = lo
+        while decade <= hi:
+            y = y_of(decade, y0)
+            a(f'<line x1="{left}" x2="{width - 20}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>')
+            label = f"{decade:g}" if decade < 1000 else f"{decade / 1000:g}k"
+            a(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
+            decade *= 10
+        for di, d in enumerate(datasets):
+            gx = left + di * group_w + gap / 2
+            for li, lib in enumerate(libs):
+                r = results.get((d, direction, lib))
+                if not r or not r["bytes"]:
+                    continue
+                mb = r["bytes"] / r["time"] / 1e6
+                y = y_of(mb, y0)
+                bx = gx + li * bar
+                a(f'<rect x="{bx:.1f}" y="{y:.1f}" width="{bar - 2}" height="{y0 + panel_h - y:.1f}" '
+                  f'fill="{COLORS.get(lib, "#000")}"><title>{d} {direction} {lib}: '
+                  f'{mb:.0f} MB/s</title></rect>')
+                a(f'<text transform="translate({bx + bar / 2 + 3:.1f},{y - 3:.1f}) rotate(-90)" '
+                  f'font-size="8">{mb:.0f}</text>')
+            a(f'<text x="{gx + bar * len(libs) / 2:.1f}" y="{y0 + panel_h + 14}" '
+              f'text-anchor="middle">{d}</text>')
+        a(f'<line x1="{left}" x2="{width - 20}" y1="{y0 + panel_h}" y2="{y0 + panel_h}" stroke="#333"/>')
+    a("</svg>")
+    return "\n".join(s) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--criterion-dir", default=os.path.join(target_dir(), "criterion"))
+    parser.add_argument("--sizes", default=os.path.join(target_dir(), "kiln-bench", "sizes.json"))
+    parser.add_argument("--out-dir", default="docs")
+    parser.add_argument("--stat", choices=["median", "mean", "min"], default="median",
+                        help="time per operation to report (min: fastest sample)")
+    args = parser.parse_args()
+
+    results = load_results(args.criterion_dir, args.stat)
+    if not results:
+        sys.exit(f"no results under {args.criterion_dir}; run `cargo bench --bench compare` first")
+    sizes = {}
+    if os.path.exists(args.sizes):
+        with open(args.sizes) as f:
+            sizes = json.load(f)
+    newest = max(r["mtime"] for r in results.values())
+    when = datetime.datetime.fromtimestamp(newest, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+    os.makedirs(args.out_dir, exist_ok=True)
+    md_path = os.path.join(args.out_dir, "benchmarks.md")
+    with open(md_path, "w") as f:
+        f.write(markdown(results, sizes, args.stat, when))
+    chart = svg(results, when)
+    svg_path = os.path.join(args.out_dir, "benchmarks.svg")
+    if chart:
+        with open(svg_path, "w") as f:
+            f.write(chart)
+    print(f"wrote {md_path} and {svg_path} from {len(results)} results")
+
+
+if __name__ == "__main__":
+    main()
