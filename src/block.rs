@@ -455,8 +455,9 @@ pub(crate) fn cast_vec<T: Element, X>(vec: Vec<T>) -> Option<X> {
 
 // ----- reading a block ----------------------------------------------------
 
-/// Bytes by which a block read from a stream grows at a time.
-const STREAM_STEP: usize = 64 * 1024;
+/// Bytes of the first step when a block is read from a stream; each later
+/// step is as large as what has arrived so far.
+const STREAM_FIRST_STEP: usize = 4 * 1024;
 
 /// Reads the elements of a block whose count (`count`, read at
 /// `count_offset`) was just read: checks that the input can hold them
@@ -465,7 +466,7 @@ const STREAM_STEP: usize = 64 * 1024;
 /// From a slice the count is checked against the bytes left
 /// ([`ErrorKind::CountTooLarge`] at the count's offset) and the vector is
 /// allocated once. From a stream, whose length is unknown, the vector grows
-/// in steps of 64 KiB as the bytes arrive, so memory follows the input and
+/// in doubling steps (from 4 KiB) as the bytes arrive, so memory follows the input and
 /// a count the stream cannot back ends in [`ErrorKind::UnexpectedEnd`].
 pub(crate) fn read_elements<'de, T: Element, R: Read<'de>>(
     read: &mut R,
@@ -493,12 +494,18 @@ pub(crate) fn read_elements<'de, T: Element, R: Read<'de>>(
         let bytes = read.read_bytes(len, name)?;
         return Ok(vec_from_whole(&bytes));
     }
+    // A block past the stream's byte limit is refused whole, as a string
+    // is, rather than after reading up to the limit.
+    read.check_byte_limit(len as u64)?;
     let start = read.offset();
-    let step = STREAM_STEP / T::SIZE;
+    let first = STREAM_FIRST_STEP / T::SIZE;
     let mut vec = Vec::new();
     while vec.len() < count {
         let old = vec.len();
-        let n = (count - old).min(step);
+        // Grow by what has already arrived (doubling), never by the count:
+        // memory stays within twice the bytes received plus one small step.
+        let n = (count - old).min(old.max(first));
+        vec.reserve_exact(n);
         vec.resize(old + n, T::default());
         if let Err(e) = read.read_into(native_bytes_mut(&mut vec[old..]), name) {
             return Err(match *e.kind() {

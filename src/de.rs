@@ -48,6 +48,10 @@ pub struct Deserializer<R> {
     read: R,
     depth_left: u32,
     zero_sized_left: u64,
+    /// Elements that open sequences and maps have told serde to reserve
+    /// room for and that have not arrived yet. All of them together never
+    /// exceed the bytes left, so nested claims cannot multiply memory.
+    reserved: u64,
     options: Options,
     /// The record's array directory, once needed (`spec/08-directory.md`).
     arrays: crate::directory::ArrayState,
@@ -80,6 +84,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
             read,
             depth_left: options.max_depth,
             zero_sized_left: options.zero_sized_limit,
+            reserved: 0,
             options,
             arrays: Default::default(),
         }
@@ -163,6 +168,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     pub fn reset_budgets(&mut self) {
         self.depth_left = self.options.max_depth;
         self.zero_sized_left = self.options.zero_sized_limit;
+        self.reserved = 0;
     }
 
     #[inline]
@@ -284,13 +290,10 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     /// Reads a sequence of `count` elements, checking the visitor takes all.
     fn visit_counted<V: Visitor<'de>>(&mut self, count: u32, visitor: V) -> Result<V::Value> {
         self.nested(|de| {
-            let mut access = CountedAccess {
-                de,
-                left: count,
-                index: 0,
-                entry_start: 0,
-            };
-            let value = visitor.visit_seq(&mut access)?;
+            let mut access = CountedAccess::new(de, count);
+            let value = visitor.visit_seq(&mut access);
+            access.release();
+            let value = value?;
             access.finish(count)?;
             Ok(value)
         })
@@ -507,13 +510,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         self.check_depth()?;
         let count = self.read_count()?;
         self.nested(|de| {
-            let mut access = CountedAccess {
-                de,
-                left: count,
-                index: 0,
-                entry_start: 0,
-            };
-            let value = visitor.visit_map(&mut access)?;
+            let mut access = CountedAccess::new(de, count);
+            let value = visitor.visit_map(&mut access);
+            access.release();
+            let value = value?;
             access.finish(count)?;
             Ok(value)
         })
@@ -636,17 +636,56 @@ struct CountedAccess<'a, R> {
     index: u64,
     /// Offset at which the current map entry began.
     entry_start: u64,
+    /// The size hint given to serde and not used up yet; `None` for
+    /// streams, which give no hint.
+    reserved: Option<u64>,
 }
 
-impl<'de, R: Read<'de>> CountedAccess<'_, R> {
+impl<'a, 'de, R: Read<'de>> CountedAccess<'a, R> {
+    /// Starts reading `count` elements. Slices hint at most as many
+    /// elements as bytes are left after the hints of the sequences around
+    /// this one (each element takes a byte at least), so that serde's
+    /// reservations add up to no more than the input, however deeply the
+    /// claims nest. Streams give no hint: nothing is reserved on the word of
+    /// the input.
     #[inline]
-    fn hint(&self) -> Option<usize> {
-        // Slices: never more than the bytes left could hold. Streams: no
-        // hint, so nothing is reserved on the word of the input.
-        self.de
+    fn new(de: &'a mut Deserializer<R>, count: u32) -> Self {
+        let reserved = de
             .read
             .remaining()
-            .map(|r| (self.left as u64).min(r) as usize)
+            .map(|r| u64::from(count).min(r.saturating_sub(de.reserved)));
+        de.reserved = de.reserved.saturating_add(reserved.unwrap_or(0));
+        CountedAccess {
+            de,
+            left: count,
+            index: 0,
+            entry_start: 0,
+            reserved,
+        }
+    }
+
+    #[inline]
+    fn hint(&self) -> Option<usize> {
+        self.reserved.map(|r| r as usize)
+    }
+
+    /// An element arrived: one fewer reserved and waiting.
+    #[inline]
+    fn arrived(&mut self) {
+        if let Some(r) = &mut self.reserved
+            && *r > 0
+        {
+            *r -= 1;
+            self.de.reserved = self.de.reserved.saturating_sub(1);
+        }
+    }
+
+    /// The sequence is over (read or failed): its reservation is released.
+    #[inline]
+    fn release(&mut self) {
+        if let Some(r) = self.reserved.take() {
+            self.de.reserved = self.de.reserved.saturating_sub(r);
+        }
     }
 
     fn finish(&self, count: u32) -> Result<()> {
@@ -681,6 +720,7 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for CountedAccess<'_, R> {
                 .charge_zero_sized()
                 .map_err(|e| e.in_index(self.index))?;
         }
+        self.arrived();
         self.index += 1;
         Ok(Some(value))
     }
@@ -718,6 +758,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for CountedAccess<'_, R> {
                 .charge_zero_sized()
                 .map_err(|e| e.in_entry(self.index))?;
         }
+        self.arrived();
         self.index += 1;
         Ok(value)
     }

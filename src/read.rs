@@ -72,6 +72,12 @@ pub trait Read<'de>: private::Sealed {
     #[doc(hidden)]
     fn set_byte_limit(&mut self, limit: u64);
 
+    /// Fails with [`ErrorKind::ByteLimit`] if `len` more bytes would pass
+    /// the byte limit: lets a value that will be read in steps (a block from
+    /// a stream) be refused as a whole, before its first step.
+    #[doc(hidden)]
+    fn check_byte_limit(&self, len: u64) -> Result<()>;
+
     /// All bytes not read yet, up to the end of the input, without
     /// consuming them: where a record's array directory is found. Streams
     /// read the rest of the stream into memory, within the byte limit.
@@ -180,6 +186,10 @@ impl<'de> Read<'de> for SliceRead<'de> {
     }
 
     fn set_byte_limit(&mut self, _limit: u64) {}
+
+    fn check_byte_limit(&self, _len: u64) -> Result<()> {
+        Ok(())
+    }
 
     fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>> {
         Ok(Reference::Borrowed(self.rest))
@@ -411,6 +421,16 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
     fn set_byte_limit(&mut self, limit: u64) {
         self.limit = limit;
         self.update_readable();
+    }
+
+    fn check_byte_limit(&self, len: u64) -> Result<()> {
+        match self.offset().checked_add(len) {
+            Some(end) if end <= self.limit => Ok(()),
+            _ => Err(Error::at(
+                ErrorKind::ByteLimit { limit: self.limit },
+                self.offset(),
+            )),
+        }
     }
 
     fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>> {

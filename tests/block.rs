@@ -629,16 +629,27 @@ fn count_larger_than_input_fails_before_allocating() {
 
 #[test]
 fn count_larger_than_stream_fails_with_bounded_memory() {
-    let input = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0];
+    // 100 million f32s (400 MB, under the 1 GiB byte limit) claimed, 6
+    // bytes given: the first 4 KiB step is all that is ever reserved.
+    let mut input = 100_000_000u32.to_le_bytes().to_vec();
+    input.extend_from_slice(&[0; 6]);
     let (res, largest) = largest_allocation(|| kiln::from_reader::<_, Vec<f32>>(&input[..]));
     let err = res.unwrap_err();
     assert_eq!(err.kind().code(), "unexpected-end");
     assert_eq!(err.offset(), Some(4));
     assert_eq!(
         err.to_string(),
-        "unexpected end of input: expected f32 block (17179869180 bytes), found 6 bytes at byte 4"
+        "unexpected end of input: expected f32 block (400000000 bytes), found 6 bytes at byte 4"
     );
-    assert!(largest <= 128 * 1024, "allocated {largest} bytes");
+    assert!(largest <= 16 * 1024, "allocated {largest} bytes");
+
+    // A block past the byte limit is refused whole, before any step.
+    let input = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0];
+    let (res, largest) = largest_allocation(|| kiln::from_reader::<_, Vec<f32>>(&input[..]));
+    let err = res.unwrap_err();
+    assert_eq!(err.kind().code(), "byte-limit");
+    assert_eq!(err.offset(), Some(4));
+    assert!(largest <= 16 * 1024, "allocated {largest} bytes");
 
     // A stream cut short after several steps: memory follows what arrived.
     let mut big = kiln::to_vec(&vec![0.5f64; 50_000]).unwrap();
@@ -650,7 +661,7 @@ fn count_larger_than_stream_fails_with_bounded_memory() {
     assert_eq!(err.offset(), Some(4));
     assert!(err.to_string().contains("found 200000 bytes"), "{err}");
     assert!(
-        largest <= 2 * (200_000 + 64 * 1024),
+        largest <= 2 * 200_000 + 4 * 1024,
         "allocated {largest} bytes"
     );
 }

@@ -318,7 +318,13 @@ fn count_too_large_from_a_reader_is_the_end_of_input() {
     // as they arrive (allocating only for what arrives) until the input
     // ends: the error is at the first read that could not complete.
     let bytes = hex("ff ff ff ff 00 00 00 00 00 00");
+    // A block of u64s that would pass the 1 GiB byte limit is refused whole.
     let err = kiln::from_reader::<_, Vec<u64>>(&bytes[..]).unwrap_err();
+    assert_eq!(err.kind().code(), "byte-limit");
+    assert_eq!(err.offset(), Some(4));
+    // Under the limit, it is read as it arrives and ends with the input.
+    let err =
+        kiln::from_reader::<_, Vec<u64>>(&hex("00 00 00 01 00 00 00 00 00 00")[..]).unwrap_err();
     assert_eq!(err.kind().code(), "unexpected-end");
     assert_eq!(err.offset(), Some(4));
     #[derive(Deserialize, Debug)]

@@ -95,15 +95,27 @@ fn ten_bytes_claiming_four_billion_u64s_fail_fast() {
     assert_eq!(err.offset(), Some(0));
     assert!(peak < 1024, "from_slice held {peak} bytes");
 
-    // From a reader the count cannot be checked up front; elements are read
-    // as they arrive and the input runs out at the first one.
+    // From a reader the count cannot be checked against the input, only
+    // against the byte limit: 32 GB of u64s is past the default 1 GiB.
     let (err, peak) = peak_of(|| kiln::from_reader::<_, Vec<u64>>(&bytes[..]).unwrap_err());
+    assert_eq!(err.kind().code(), "byte-limit");
+    assert_eq!(err.offset(), Some(4));
+    assert!(peak < 16 * 1024, "from_reader held {peak} bytes");
+
+    // With the limit raised, elements are read as they arrive and the input
+    // runs out at the first one. The reader's own 8 KiB buffer and the
+    // first 4 KiB step of elements (a vector of numbers is read in
+    // doubling steps as bytes arrive) are all it holds: nothing that grows
+    // with the 32 GB claimed.
+    let (err, peak) = peak_of(|| {
+        kiln::Options::new()
+            .byte_limit(u64::MAX)
+            .from_reader::<_, Vec<u64>>(&bytes[..])
+            .unwrap_err()
+    });
     assert_eq!(err.kind().code(), "unexpected-end");
     assert_eq!(err.offset(), Some(4));
-    // The reader's own 8 KiB buffer, and at most one bounded step of
-    // elements (a vector of numbers may be read in 64 KiB steps): nothing
-    // that grows with the 32 GB claimed.
-    assert!(peak < 128 * 1024, "from_reader held {peak} bytes");
+    assert!(peak < 16 * 1024, "from_reader held {peak} bytes");
 }
 
 #[test]

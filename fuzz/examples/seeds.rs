@@ -1,0 +1,95 @@
+//! Writes the seed corpora of the fuzz targets into `fuzz/corpus/<target>/`:
+//! encodings of the sample values, the spec's golden files and the hex of
+//! every vector in `spec/vectors/*.json` (when those exist). Run through
+//! `fuzz/seed.sh`; the output is the same on every run.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn hex_decode(hex: &str) -> Option<Vec<u8>> {
+    let hex: String = hex.chars().filter(|c| !c.is_whitespace()).collect();
+    if !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok())
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) {
+    fs::create_dir_all(dir).expect("create corpus directory");
+    fs::write(dir.join(name), bytes).expect("write seed");
+}
+
+fn main() {
+    let fuzz = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let spec = fuzz.join("../spec");
+    let corpus = fuzz.join("corpus");
+    let (decode, take, roundtrip) = (
+        corpus.join("decode"),
+        corpus.join("take"),
+        corpus.join("roundtrip"),
+    );
+
+    // Named inputs: (name, bytes).
+    let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+    for (i, value) in kiln_fuzz::sample_values().iter().enumerate() {
+        inputs.push((
+            format!("sample-{i}"),
+            kiln::to_vec(value).expect("encode sample"),
+        ));
+    }
+    if let Ok(entries) = fs::read_dir(spec.join("golden")) {
+        let mut paths: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            inputs.push((
+                format!("golden-{name}"),
+                fs::read(&path).expect("read golden"),
+            ));
+        }
+    }
+    if let Ok(entries) = fs::read_dir(spec.join("vectors")) {
+        let mut paths: Vec<_> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let text = fs::read_to_string(&path).expect("read vectors");
+            let json: serde_json::Value = match serde_json::from_str(&text) {
+                Ok(j) => j,
+                Err(e) => panic!("{}: {e}", path.display()),
+            };
+            for v in json["vectors"].as_array().into_iter().flatten() {
+                if let (Some(name), Some(hex)) = (v["name"].as_str(), v["hex"].as_str()) {
+                    let bytes = hex_decode(hex)
+                        .unwrap_or_else(|| panic!("{}: bad hex in {name}", path.display()));
+                    inputs.push((format!("vector-{name}"), bytes));
+                }
+            }
+        }
+    }
+
+    let mut records = Vec::new();
+    for (name, bytes) in &inputs {
+        write(&decode, name, bytes);
+        // `arbitrary` reads any bytes; encodings make varied starting points.
+        write(&roundtrip, name, bytes);
+        // The take target's first byte picks the record type.
+        for selector in 0..4u8 {
+            let mut seed = vec![selector];
+            seed.extend_from_slice(bytes);
+            write(&take, &format!("{name}-{selector}"), &seed);
+        }
+        records.extend_from_slice(bytes);
+    }
+    // Records back to back, for the take target.
+    let mut seed = vec![0u8];
+    seed.extend_from_slice(&records);
+    write(&take, "all-records", &seed);
+    println!("wrote {} inputs into {}", inputs.len(), corpus.display());
+}
