@@ -74,9 +74,25 @@ where
     let mut ser = Serializer::new(out);
     for record in records {
         record.serialize(&mut ser)?;
+        no_arrays(&ser, count)?;
         count += 1;
     }
     Ok(count)
+}
+
+/// Refuses a record that wrote arrays: back to back, nothing tells where
+/// it ends, so its directory could never be found (`spec/07-batch.md`).
+#[inline]
+pub(crate) fn no_arrays<O: crate::ser::Output>(ser: &Serializer<O>, index: u64) -> Result<()> {
+    match ser.array_count() {
+        0 => Ok(()),
+        n => Err(arrays_in_batch(n, index)),
+    }
+}
+
+#[cold]
+fn arrays_in_batch(n: usize, index: u64) -> Error {
+    Error::new(ErrorKind::ArraysInBatch { arrays: n as u64 }).in_record(index)
 }
 
 /// Encodes the records of an iterator into an [`io::Write`], in bounded
@@ -141,7 +157,11 @@ impl<W: io::Write> BatchWriter<W> {
     /// again: the batch holds only whole records.
     pub fn push<T: ?Sized + Serialize>(&mut self, record: &T) -> Result<()> {
         let start = self.buf.len();
-        if let Err(e) = record.serialize(&mut Serializer::new(&mut self.buf)) {
+        let mut ser = Serializer::new(&mut self.buf);
+        if let Err(e) = record
+            .serialize(&mut ser)
+            .and_then(|()| no_arrays(&ser, self.count))
+        {
             self.buf.truncate(start);
             return Err(e);
         }

@@ -101,6 +101,12 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         self
     }
 
+    /// Whether the record read so far met an array (and so loaded its
+    /// directory).
+    pub(crate) fn read_directory(&self) -> bool {
+        self.arrays.dir.is_some()
+    }
+
     /// Checks that the whole input was read. If the record held arrays,
     /// its values must end where its directory starts, and every directory
     /// entry must have been read.

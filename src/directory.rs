@@ -119,7 +119,7 @@ fn check_zero(tail: &[u8], base: u64, at: u64, len: u64) -> Result<()> {
 }
 
 /// Whether `record` ends with the directory magic.
-fn has_trailer(record: &[u8]) -> bool {
+pub(crate) fn has_trailer(record: &[u8]) -> bool {
     record.len() as u64 >= TRAILER_LEN && record.ends_with(&MAGIC)
 }
 

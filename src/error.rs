@@ -189,6 +189,23 @@ pub enum ErrorKind {
         "array record end unknown: arrays need the whole record (from_slice, a single-record frame or from_reader), found a reader of records back to back"
     )]
     RecordEndUnknown,
+    /// A batch writer was given a record that holds shaped arrays.
+    #[error(
+        "arrays in a batch: expected a record without arrays (records back to back have no known end, so no directory can follow them), found {arrays} array(s); write such records one per single-record frame (kiln::frame::to_vec) or bare (kiln::to_vec)"
+    )]
+    ArraysInBatch {
+        /// Arrays the record wrote.
+        arrays: u64,
+    },
+    /// A frame's directory flag disagrees with its payload or with the
+    /// record read from it.
+    #[error("directory flag mismatch: expected {expected}, found {found}")]
+    DirectoryFlag {
+        /// What the flag (or the reader) calls for.
+        expected: &'static str,
+        /// What the payload or the record holds.
+        found: &'static str,
+    },
     /// The trailer's directory offset is outside the record.
     #[error("directory offset out of range: expected at most {max}, found {offset}")]
     DirectoryOffset {
@@ -513,6 +530,8 @@ impl ErrorKind {
             ErrorKind::MapEntryIncomplete => "map-entry-incomplete",
             ErrorKind::DirectoryMissing { .. } => "directory-missing",
             ErrorKind::RecordEndUnknown => "record-end-unknown",
+            ErrorKind::ArraysInBatch { .. } => "arrays-in-batch",
+            ErrorKind::DirectoryFlag { .. } => "directory-flag",
             ErrorKind::DirectoryOffset { .. } => "directory-offset",
             ErrorKind::DirectoryLength { .. } => "directory-length",
             ErrorKind::DirectoryReserved(_) => "directory-reserved",

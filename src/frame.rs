@@ -68,8 +68,14 @@ pub const FLAG_CHECKSUM: u16 = 1 << 0;
 pub const FLAG_SCHEMA: u16 = 1 << 1;
 /// Flag bit 2: count, length and checksum are in a trailer after the payload.
 pub const FLAG_STREAMED: u16 = 1 << 2;
+/// Flag bit 3: the payload is one record that holds shaped arrays, so it
+/// ends with an array directory (`spec/08-directory.md`). Set by the
+/// writer exactly when the record wrote a directory; readers without the
+/// record's type ([`list_arrays`]) trust it instead of guessing from the
+/// payload's last bytes.
+pub const FLAG_DIRECTORY: u16 = 1 << 3;
 /// The flag bits version 1 defines; the others must be zero.
-pub const KNOWN_FLAGS: u16 = FLAG_CHECKSUM | FLAG_SCHEMA | FLAG_STREAMED;
+pub const KNOWN_FLAGS: u16 = FLAG_CHECKSUM | FLAG_SCHEMA | FLAG_STREAMED | FLAG_DIRECTORY;
 /// The value of the count and length fields of a streamed header.
 pub const UNKNOWN: u64 = u64::MAX;
 
@@ -185,6 +191,11 @@ impl FrameHeader {
         self.flags & FLAG_CHECKSUM != 0
     }
 
+    /// Whether the payload is one record that ends with an array directory.
+    pub fn has_directory(&self) -> bool {
+        self.flags & FLAG_DIRECTORY != 0
+    }
+
     /// Checks the fixed 64-byte header (without the schema text); returns
     /// it with the schema text length.
     fn parse_fixed(bytes: &[u8]) -> Result<(FrameHeader, u32)> {
@@ -261,6 +272,25 @@ impl FrameHeader {
             }
             if len != UNKNOWN {
                 return Err(field("payload_len", "ff..ff in a streamed frame", len, 32));
+            }
+        }
+        if flags & FLAG_DIRECTORY != 0 {
+            // Only a single-record frame knows where its record ends.
+            if streamed {
+                return Err(field(
+                    "flags",
+                    "DIRECTORY only in a frame that is not STREAMED",
+                    flags.into(),
+                    10,
+                ));
+            }
+            if count != 1 {
+                return Err(field(
+                    "record_count",
+                    "1 in a frame with the DIRECTORY flag",
+                    count,
+                    24,
+                ));
             }
         }
         if (streamed || flags & FLAG_CHECKSUM == 0) && crc != 0 {
@@ -491,6 +521,134 @@ pub fn open(bytes: &[u8]) -> Result<(FrameHeader, Payload<'_>)> {
 }
 
 // ---------------------------------------------------------------------------
+// Arrays of a framed record, without its type
+// ---------------------------------------------------------------------------
+
+/// The checked payload of a single-record frame, and its directory if the
+/// DIRECTORY flag says there is one. Errors are at offsets in the frame.
+fn framed_directory(bytes: &[u8]) -> Result<(Payload<'_>, Option<crate::directory::Directory>)> {
+    let (header, payload) = open(bytes)?;
+    if payload.record_count != 1 {
+        return Err(Error::at(
+            ErrorKind::HeaderField {
+                field: "record_count",
+                expected: "1 in a single-record frame",
+                found: payload.record_count,
+            },
+            24,
+        ));
+    }
+    if !header.has_directory() {
+        return Ok((payload, None));
+    }
+    match crate::directory::parse(payload.bytes, 0).map_err(|e| e.shifted(payload.offset))? {
+        Some(dir) => Ok((payload, Some(dir))),
+        None => Err(Error::at(
+            ErrorKind::DirectoryFlag {
+                expected: "a payload that ends with an array directory (flag DIRECTORY set)",
+                found: "no directory trailer",
+            },
+            10,
+        )),
+    }
+}
+
+/// Lists the arrays of the record in a single-record frame, without the
+/// record's Rust type: dtype, shape and byte range of each block.
+///
+/// Byte ranges are from the first byte of the frame (`bytes`), so a reader
+/// can slice the file or a memory map directly; each starts at a multiple
+/// of 64. The header is checked as [`from_slice`] checks it (magic,
+/// version, flags, lengths, schema text, checksum) except the fingerprint,
+/// which needs the type. Whether the record has arrays is the DIRECTORY
+/// flag's word ([`FLAG_DIRECTORY`]): without it the list is empty, whatever
+/// the payload's last bytes look like.
+///
+/// ```
+/// let image = kiln::Array::from_shape_vec(vec![2, 2], vec![1.0f32, 2.0, 3.0, 4.0])?;
+/// let frame = kiln::frame::to_vec(&("cat".to_string(), image))?;
+/// let arrays = kiln::frame::list_arrays(&frame)?;
+/// assert_eq!(arrays.len(), 1);
+/// assert_eq!((arrays[0].dtype_name(), arrays[0].shape()), ("f32", &[2, 2][..]));
+/// assert_eq!(arrays[0].byte_range(), 128..144); // header 64, block at 64 in the record
+/// let block = &frame[128..144];
+/// assert_eq!(block[4..8], 2.0f32.to_le_bytes());
+/// # Ok::<(), kiln::Error>(())
+/// ```
+///
+/// # Errors
+/// Those of [`open`], [`ErrorKind::HeaderField`] for a count other than 1,
+/// [`ErrorKind::DirectoryFlag`] if the flag is set but the payload does not
+/// end with a directory, and every directory rule of
+/// [`crate::directory::list`], at offsets from the start of the frame.
+pub fn list_arrays(bytes: &[u8]) -> Result<Vec<crate::directory::ArrayInfo>> {
+    let (payload, dir) = framed_directory(bytes)?;
+    let mut entries = dir.map(|d| d.entries).unwrap_or_default();
+    for e in &mut entries {
+        // Cannot overflow: the block lies inside `bytes`.
+        e.offset += payload.offset;
+    }
+    Ok(entries)
+}
+
+/// The payload and the checks of [`fetch_array`], before the copy or view.
+fn framed_entry(bytes: &[u8]) -> Result<Payload<'_>> {
+    let (payload, dir) = framed_directory(bytes)?;
+    if dir.is_none() {
+        return Err(Error::at(
+            ErrorKind::ArrayIndex { index: 0, count: 0 },
+            payload.offset + payload.bytes.len() as u64,
+        ));
+    }
+    Ok(payload)
+}
+
+/// Reads array `index` of the record in a single-record frame into an
+/// owned [`Array`](crate::Array), without the record's type and without
+/// reading the other arrays or values (the checksum, when the frame has
+/// one, is still computed over the whole payload).
+///
+/// ```
+/// let frame = kiln::frame::to_vec(&(7u8, kiln::Array::from_vec(vec![1u32, 2, 3])))?;
+/// let a: kiln::Array<u32> = kiln::frame::fetch_array(&frame, 0)?;
+/// assert_eq!(a.data(), [1, 2, 3]);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`list_arrays`], plus [`ErrorKind::ArrayIndex`] for an index past
+/// the arrays (at the directory, or at the payload's end when the frame
+/// has no arrays) and [`ErrorKind::DtypeMismatch`] if the array is not of
+/// `T`, at offsets from the start of the frame.
+pub fn fetch_array<T: crate::block::Element>(
+    bytes: &[u8],
+    index: usize,
+) -> Result<crate::Array<T>> {
+    let payload = framed_entry(bytes)?;
+    crate::directory::fetch(payload.bytes, index).map_err(|e| e.shifted(payload.offset))
+}
+
+/// Views array `index` of the record in a single-record frame in place,
+/// without copying and without the record's type.
+///
+/// The view needs the block aligned in memory for `T`: it is whenever the
+/// frame starts at a 64-aligned address (a page-aligned memory map, or
+/// [`crate::array::AlignedBytes`]), since the payload and every block
+/// start at multiples of 64 from the frame's start.
+///
+/// # Errors
+/// As [`fetch_array`], plus [`ErrorKind::ViewMisaligned`] if the block is
+/// not aligned in memory and [`ErrorKind::ViewUnavailable`] on a big-endian
+/// host.
+pub fn fetch_array_view<T: crate::block::Element>(
+    bytes: &[u8],
+    index: usize,
+) -> Result<crate::ArrayView<'_, T>> {
+    let payload = framed_entry(bytes)?;
+    crate::directory::fetch_view(payload.bytes, index).map_err(|e| e.shifted(payload.offset))
+}
+
+// ---------------------------------------------------------------------------
 // Options and writing
 // ---------------------------------------------------------------------------
 
@@ -629,10 +787,18 @@ impl FrameOptions {
     pub fn to_vec<'de, T: Serialize + Deserialize<'de>>(&self, value: &T) -> Result<Vec<u8>> {
         let schema = schema::schema_of::<T>()?;
         let mut out = Vec::with_capacity(HEADER_LEN + 64);
+        let mut directory = false;
         self.write_into(&mut out, schema, |out| {
-            value.serialize(&mut Serializer::new(out))?;
+            let mut ser = Serializer::new(out);
+            value.serialize(&mut ser)?;
+            directory = ser.array_count() > 0;
+            ser.finish()?;
             Ok(1)
         })?;
+        if directory {
+            let flags = self.flags() | FLAG_DIRECTORY;
+            out[10..12].copy_from_slice(&flags.to_le_bytes());
+        }
         Ok(out)
     }
 
@@ -682,6 +848,7 @@ impl FrameOptions {
             let mut ser = Serializer::new(out);
             for record in records {
                 record.borrow().serialize(&mut ser)?;
+                crate::batch::no_arrays(&ser, count)?;
                 count += 1;
             }
             Ok(count)
@@ -734,10 +901,17 @@ impl FrameOptions {
             return self.single_record(payload, HEADER_LEN as u64);
         }
         let (header, _) = FrameHeader::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)])?;
+        if header.has_directory() {
+            // A record with arrays: its directory is at the payload's end.
+            let header = FrameHeader::parse(bytes)?;
+            header.check_schema(schema)?;
+            let payload = header.payload(bytes)?;
+            return self.record_with_directory(payload.bytes, payload.offset);
+        }
         if header.flags & (FLAG_SCHEMA | FLAG_STREAMED) != 0 {
             // Text to check, or a trailer to find: the general path.
             let mut records = self.batch_from_slice::<T>(bytes)?;
-            return single(records.next(), records.next(), records.index());
+            return single(records.next(), records.next(), records.index()).map_err(flag_clear);
         }
         // The common case, kept lean: a header, one record, nothing else.
         header.check_schema(schema)?;
@@ -763,7 +937,8 @@ impl FrameOptions {
         offset: u64,
     ) -> Result<T> {
         let mut de = Deserializer::with_options(SliceRead::new(payload), self.options);
-        let value = T::deserialize(&mut de).map_err(|e| e.shifted(offset).in_record(0))?;
+        let value =
+            T::deserialize(&mut de).map_err(|e| flag_clear(e.shifted(offset).in_record(0)))?;
         let used = de.offset();
         if used != payload.len() as u64 {
             return Err(Error::at(
@@ -777,15 +952,77 @@ impl FrameOptions {
         Ok(value)
     }
 
+    /// Reads the record of a frame with the DIRECTORY flag, which fills
+    /// `payload` (at `offset`) and ends with its array directory.
+    fn record_with_directory<'de, T: Deserialize<'de>>(
+        &self,
+        payload: &'de [u8],
+        offset: u64,
+    ) -> Result<T> {
+        if !crate::directory::has_trailer(payload) {
+            return Err(Error::at(
+                ErrorKind::DirectoryFlag {
+                    expected: "a payload that ends with an array directory (flag DIRECTORY set)",
+                    found: "no directory trailer",
+                },
+                10,
+            ));
+        }
+        let mut de =
+            Deserializer::with_options(SliceRead::new(payload), self.options).whole_record();
+        let value = T::deserialize(&mut de).map_err(|e| e.shifted(offset).in_record(0))?;
+        if !de.read_directory() {
+            return Err(Error::at(
+                ErrorKind::DirectoryFlag {
+                    expected: "a record type without arrays (flag DIRECTORY clear)",
+                    found: "flag DIRECTORY set",
+                },
+                10,
+            ));
+        }
+        de.end().map_err(|e| e.shifted(offset).in_record(0))?;
+        Ok(value)
+    }
+
     /// Reads a frame of one record from an [`io::Read`].
     ///
+    /// A frame with the DIRECTORY flag (a record with arrays) is read into
+    /// memory whole, within the byte limit, because its directory is at
+    /// its end; other frames are read in bounded memory.
+    ///
     /// # Errors
-    /// As [`FrameOptions::from_slice`], plus [`ErrorKind::Io`].
-    pub fn from_reader<R: io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
-        let mut records = self.batch_from_reader::<T, R>(reader)?;
+    /// As [`FrameOptions::from_slice`], plus [`ErrorKind::Io`] and
+    /// [`ErrorKind::ByteLimit`] for a record with arrays longer than the
+    /// byte limit.
+    pub fn from_reader<R: io::Read, T: DeserializeOwned>(&self, mut reader: R) -> Result<T> {
+        let mut fixed = [0u8; HEADER_LEN];
+        let got = read_up_to(&mut reader, &mut fixed, 0)?;
+        if got == HEADER_LEN && le_u16(&fixed, 10) & FLAG_DIRECTORY != 0 {
+            let (header, _) = FrameHeader::parse_fixed(&fixed)?;
+            let len = header.payload_len.unwrap_or(0);
+            if len > self.options.byte_limit {
+                return Err(Error::at(
+                    ErrorKind::ByteLimit {
+                        limit: self.options.byte_limit,
+                    },
+                    header.payload_offset,
+                ));
+            }
+            // One byte past the frame tells trailing bytes apart.
+            let rest = (header.payload_offset - HEADER_LEN as u64)
+                .saturating_add(len)
+                .saturating_add(1);
+            let mut all = fixed.to_vec();
+            io::Read::take(&mut reader, rest)
+                .read_to_end(&mut all)
+                .map_err(|e| Error::at(ErrorKind::Io(e), HEADER_LEN as u64))?;
+            return self.from_slice(&all);
+        }
+        let reader = io::Read::chain(&fixed[..got], reader);
+        let mut records = self.batch_from_reader::<T, _>(reader)?;
         let first = records.next();
         let second = records.next();
-        single(first, second, records.index)
+        single(first, second, records.index).map_err(flag_clear)
     }
 
     /// Reads a framed batch from `bytes`: the header, the fingerprint and
@@ -887,6 +1124,23 @@ fn plain_single(bytes: &[u8], fp: Fingerprint) -> Option<&[u8]> {
         0
     };
     (crc == want).then_some(payload)
+}
+
+/// A single-record frame without the DIRECTORY flag whose record met an
+/// array: the reader knows the record's end, but the writer said there is
+/// no directory.
+#[cold]
+fn flag_clear(e: Error) -> Error {
+    if matches!(e.kind(), ErrorKind::RecordEndUnknown) {
+        return Error::at(
+            ErrorKind::DirectoryFlag {
+                expected: "flag DIRECTORY set, as the record type holds arrays",
+                found: "flag DIRECTORY clear",
+            },
+            10,
+        );
+    }
+    e
 }
 
 /// The record of a single-record frame, or why there is not exactly one.

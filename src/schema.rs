@@ -242,10 +242,12 @@ impl Tracer {
     /// [`ErrorKind::SchemaTrace`] if the value's `Serialize` impl fails or
     /// disagrees with an earlier sample.
     pub fn sample<T: Serialize + Send + 'static>(mut self, value: T) -> Result<Self> {
+        let _tracing = Tracing::start();
         self.sampler
             .trace_value(&mut self.samples, &value)
             .map_err(|e| trace_error(std::any::type_name::<T>(), e))?;
         self.replays.push(Box::new(move |tracer| {
+            let _tracing = Tracing::start();
             tracer.trace_value(&mut Samples::new(), &value).map(|_| ())
         }));
         Ok(self)
@@ -281,6 +283,29 @@ impl Tracer {
         let schema = self.trace::<T>()?;
         register::<T>(schema.clone())?;
         Ok(schema)
+    }
+}
+
+/// Whether this thread is tracing a schema. [`crate::Array`] and its kin
+/// then hand the tracer a bare marker (their element type is in its name)
+/// instead of a shape and data the tracer would have to make up; the
+/// canonical text writes them as `array<T>`.
+pub(crate) fn tracing() -> bool {
+    TRACING.with(Cell::get)
+}
+
+/// Marks this thread as tracing until dropped.
+struct Tracing(bool);
+
+impl Tracing {
+    fn start() -> Tracing {
+        Tracing(TRACING.with(|t| t.replace(true)))
+    }
+}
+
+impl Drop for Tracing {
+    fn drop(&mut self) {
+        TRACING.with(|t| t.set(self.0));
     }
 }
 
@@ -350,6 +375,7 @@ fn trace_schema<'de, T: Deserialize<'de>>(
 ) -> Result<Schema> {
     let type_name = std::any::type_name::<T>();
     let fail = |e| trace_error(type_name, e);
+    let _tracing = Tracing::start();
     let mut enums: BTreeSet<String> = BTreeSet::new();
     let mut passes = 0usize;
     loop {
@@ -456,7 +482,13 @@ fn write_format(out: &mut String, format: &Format) -> std::result::Result<(), St
                     .into(),
             );
         }
-        Format::TypeName(name) => write_name(out, name),
+        Format::TypeName(name) => match crate::array::request(name) {
+            // A shaped array: owned, view or cow, the same bytes.
+            Some(request) => {
+                let _ = write!(out, "array<{}>", request.name);
+            }
+            None => write_name(out, name),
+        },
         Format::Unit => out.push_str("unit"),
         Format::Bool => out.push_str("bool"),
         Format::I8 => out.push_str("i8"),
@@ -630,6 +662,9 @@ fn canonical_text(root: &Format, registry: &Registry) -> std::result::Result<Str
     out.push('\n');
     // Registry is a BTreeMap<String, _>: iteration is in byte order.
     for (name, container) in registry {
+        if crate::array::request(name).is_some() {
+            continue; // written in place as `array<T>`
+        }
         write_container(&mut out, name, container)?;
     }
     Ok(out)
@@ -650,6 +685,9 @@ static CACHE: LazyLock<RwLock<HashMap<TypeId, Entry>>> =
 static NO_SAMPLES: LazyLock<Samples> = LazyLock::new(Samples::new);
 
 thread_local! {
+    /// Set while this thread runs serde-reflection's tracer, so that
+    /// shaped arrays stand for themselves (see [`tracing`]).
+    static TRACING: Cell<bool> = const { Cell::new(false) };
     /// The last schema this thread looked up: frames of one type in a loop
     /// skip the lock and the hash.
     static LAST: Cell<Option<(TypeId, &'static Schema)>> = const { Cell::new(None) };

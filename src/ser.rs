@@ -241,6 +241,12 @@ impl<O: Output> Serializer<O> {
         Ok(())
     }
 
+    /// Arrays written in the current record so far: a record with any
+    /// gets a directory at [`Serializer::finish`].
+    pub(crate) fn array_count(&self) -> usize {
+        self.arrays.len()
+    }
+
     /// Writes an array's block: zero padding to the next multiple of 64
     /// from the record start, then the elements little-endian.
     fn write_array(&mut self, raw: &crate::array::RawArray<'_>) -> Result<()> {
