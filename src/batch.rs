@@ -46,7 +46,9 @@ pub(crate) const FLUSH_AT: usize = 64 * 1024;
 /// Encodes `records` back to back into a new `Vec<u8>`.
 ///
 /// # Errors
-/// As [`crate::to_vec`], for the first record that fails.
+/// As [`crate::to_vec`], for the first record that fails, and
+/// [`ErrorKind::ArraysInBatch`] for a record that holds shaped arrays
+/// (`spec/07-batch.md` 7.3).
 pub fn to_vec<T: Serialize>(records: &[T]) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     extend(&mut out, records)?;
@@ -64,7 +66,8 @@ pub fn to_vec<T: Serialize>(records: &[T]) -> Result<Vec<u8>> {
 /// ```
 ///
 /// # Errors
-/// As [`crate::to_vec`]. The records before the failing one stay in `out`.
+/// As [`to_vec`]. The records before the failing one stay in `out`, and
+/// so may part of the failing one.
 pub fn extend<I>(out: &mut Vec<u8>, records: I) -> Result<u64>
 where
     I: IntoIterator,
@@ -99,7 +102,7 @@ fn arrays_in_batch(n: usize, index: u64) -> Error {
 /// memory; returns how many were written.
 ///
 /// # Errors
-/// As [`crate::to_writer`].
+/// As [`to_vec`], plus [`ErrorKind::Io`].
 pub fn to_writer<W, I>(writer: W, records: I) -> Result<u64>
 where
     W: io::Write,
@@ -153,8 +156,9 @@ impl<W: io::Write> BatchWriter<W> {
     /// Appends one record.
     ///
     /// # Errors
-    /// As [`crate::to_writer`]. A record that fails to encode is taken out
-    /// again: the batch holds only whole records.
+    /// As [`crate::to_writer`], and [`ErrorKind::ArraysInBatch`] for a
+    /// record that holds shaped arrays. A record that fails to encode is
+    /// taken out again: the batch holds only whole records.
     pub fn push<T: ?Sized + Serialize>(&mut self, record: &T) -> Result<()> {
         let start = self.buf.len();
         let mut ser = Serializer::new(&mut self.buf);

@@ -340,8 +340,8 @@ pub(crate) fn write(
 ///
 /// Without the type, a record of a type that has no arrays but whose last
 /// 24 bytes happen to form a valid trailer cannot be told apart from one
-/// that has arrays; a frame flag or the type settles it
-/// (`spec/08-directory.md`).
+/// that has arrays. A frame's DIRECTORY flag settles it: for framed
+/// records use [`crate::frame::list_arrays`] (`spec/08-directory.md` 8.7).
 ///
 /// # Errors
 /// Every directory rule of `spec/08-directory.md`: [`ErrorKind::DirectoryOffset`],

@@ -780,7 +780,8 @@ impl FrameOptions {
         Ok(())
     }
 
-    /// A frame holding one record, in a new `Vec<u8>`.
+    /// A frame holding one record, in a new `Vec<u8>`. A record that holds
+    /// shaped arrays gets its directory and the [`FLAG_DIRECTORY`] flag.
     ///
     /// # Errors
     /// Those of [`schema::schema_of`] and of [`crate::to_vec`].
@@ -835,7 +836,9 @@ impl FrameOptions {
     /// count need not be known up front. Returns the count.
     ///
     /// # Errors
-    /// As [`FrameOptions::to_vec`]; `out` may then hold a partial frame.
+    /// As [`FrameOptions::to_vec`], and [`ErrorKind::ArraysInBatch`] for a
+    /// record that holds shaped arrays (they need a frame each); `out` may
+    /// then hold a partial frame.
     pub fn batch_extend<'de, T, I>(&self, out: &mut Vec<u8>, records: I) -> Result<u64>
     where
         T: Serialize + Deserialize<'de>,
@@ -893,8 +896,11 @@ impl FrameOptions {
     /// # Errors
     /// Those of [`FrameHeader::parse`], then [`ErrorKind::SchemaMismatch`]
     /// before any value is read, then those of [`FrameHeader::payload`],
-    /// [`ErrorKind::HeaderField`] for a count other than 1, and the
-    /// decoding errors of [`crate::from_slice`] with the record index.
+    /// [`ErrorKind::HeaderField`] for a count other than 1, the decoding
+    /// errors of [`crate::from_slice`] with the record index, and
+    /// [`ErrorKind::DirectoryFlag`] (at 10) when the [`FLAG_DIRECTORY`]
+    /// flag and the record disagree: set without a directory trailer or
+    /// for a record type that read no array, clear for one that met one.
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         let schema = schema::schema_of::<T>()?;
         if let Some(payload) = plain_single(bytes, schema.fingerprint()) {
@@ -1229,7 +1235,8 @@ impl<W: io::Write, T: Serialize> FrameWriter<W, T> {
     /// Appends one record.
     ///
     /// # Errors
-    /// As [`crate::to_writer`].
+    /// As [`crate::to_writer`], and [`ErrorKind::ArraysInBatch`] for a
+    /// record that holds shaped arrays (the record is taken out again).
     pub fn push(&mut self, record: &T) -> Result<()> {
         self.inner.push(record)
     }
