@@ -1047,6 +1047,7 @@ impl FrameOptions {
     ) -> Result<SliceRecords<'de, T>> {
         let header = FrameHeader::parse(bytes)?;
         header.check_schema(schema::schema_of::<T>()?)?;
+        not_a_batch(&header)?;
         let payload = header.payload(bytes)?;
         Ok(SliceRecords::new(
             payload.bytes,
@@ -1087,6 +1088,7 @@ impl FrameOptions {
         }
         header.take_schema(&area, schema_len)?;
         header.check_schema(schema::schema_of::<T>()?)?;
+        not_a_batch(&header)?;
         let source = PayloadSource::new(reader, &header);
         Ok(FramedReaderRecords {
             de: Deserializer::with_options(IoRead::new(source), self.options),
@@ -1130,6 +1132,21 @@ fn plain_single(bytes: &[u8], fp: Fingerprint) -> Option<&[u8]> {
         0
     };
     (crc == want).then_some(payload)
+}
+
+/// Refuses a frame with the DIRECTORY flag to the batch readers: its one
+/// record ends with a directory that only a single-record reader finds.
+fn not_a_batch(header: &FrameHeader) -> Result<()> {
+    if header.has_directory() {
+        return Err(Error::at(
+            ErrorKind::DirectoryFlag {
+                expected: "records back to back (flag DIRECTORY clear) in a batch reader",
+                found: "flag DIRECTORY set: one record with arrays, read it with frame::from_slice",
+            },
+            10,
+        ));
+    }
+    Ok(())
 }
 
 /// A single-record frame without the DIRECTORY flag whose record met an

@@ -342,6 +342,17 @@ fn the_directory_flag_needs_a_single_record_frame() {
     let e = frame::from_reader::<_, u8>(&streamed[..]).unwrap_err();
     assert_eq!(code(&e), ("header-field", Some(10)));
 
+    // The batch readers leave a DIRECTORY frame to the single-record ones.
+    let golden = std::fs::read(GOLDEN).unwrap();
+    let e = frame::batch_from_slice::<GoldenSample>(&golden)
+        .err()
+        .unwrap();
+    assert_eq!(code(&e), ("directory-flag", Some(10)));
+    let e = frame::batch_from_reader::<GoldenSample, _>(&golden[..])
+        .err()
+        .unwrap();
+    assert_eq!(code(&e), ("directory-flag", Some(10)));
+
     // Bit 4 and above stay reserved.
     let mut golden = std::fs::read(GOLDEN).unwrap();
     golden[10] |= 0x10;
