@@ -483,3 +483,35 @@ fn cow_arrays_write_like_owned_ones() {
     let back: Array<f64> = frame::from_slice(&frame::to_vec(&cow).unwrap()).unwrap();
     assert_eq!(back, a);
 }
+
+/// A record whose other field refuses the tracer's made-up zero.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Counted {
+    n: std::num::NonZeroU32,
+    data: Array<i16>,
+}
+
+#[test]
+fn samples_with_arrays_trace_too() {
+    let value = Counted {
+        n: std::num::NonZeroU32::new(3).unwrap(),
+        data: Array::from_vec(vec![-1, 2, -3]),
+    };
+    let schema = kiln::schema::Tracer::with_config(|| {
+        kiln::schema::TracerConfig::default().default_u32_value(1)
+    })
+    .sample(Array::from_vec(vec![0i16]))
+    .unwrap()
+    .register::<Counted>()
+    .unwrap();
+    assert_eq!(
+        schema.text(),
+        Some("root Counted\nstruct Counted { n: u32, data: array<i16> }\n")
+    );
+    let bytes = frame::to_vec(&value).unwrap();
+    assert_eq!(bytes[16..24], schema.fingerprint().to_le_bytes());
+    assert_eq!(frame::from_slice::<Counted>(&bytes).unwrap(), value);
+    // Other formats still see `{ shape, data }`.
+    let json = serde_json::to_string(&value.data).unwrap();
+    assert_eq!(json, r#"{"shape":[3],"data":[-1,2,-3]}"#);
+}
