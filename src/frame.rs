@@ -33,6 +33,12 @@
 //! [`io::Write`] sets [`FLAG_STREAMED`], writes all-ones in those header
 //! fields, and ends the frame with a 32-byte trailer holding the count, the
 //! length and the checksum. Readers accept both.
+//!
+//! A record that holds shaped arrays ([`crate::Array`]) travels alone in a
+//! frame with the [`FLAG_DIRECTORY`] flag: its directory is at the
+//! payload's end, and [`list_arrays`], [`fetch_array`] and
+//! [`fetch_array_view`] read it without the record's type, at offsets from
+//! the frame's start. Batches refuse such records.
 
 use std::borrow::Borrow;
 use std::io::{self, Read as _};
@@ -592,11 +598,14 @@ pub fn list_arrays(bytes: &[u8]) -> Result<Vec<crate::directory::ArrayInfo>> {
 }
 
 /// The payload and the checks of [`fetch_array`], before the copy or view.
-fn framed_entry(bytes: &[u8]) -> Result<Payload<'_>> {
+fn framed_entry(bytes: &[u8], index: usize) -> Result<Payload<'_>> {
     let (payload, dir) = framed_directory(bytes)?;
     if dir.is_none() {
         return Err(Error::at(
-            ErrorKind::ArrayIndex { index: 0, count: 0 },
+            ErrorKind::ArrayIndex {
+                index: index as u64,
+                count: 0,
+            },
             payload.offset + payload.bytes.len() as u64,
         ));
     }
@@ -624,7 +633,7 @@ pub fn fetch_array<T: crate::block::Element>(
     bytes: &[u8],
     index: usize,
 ) -> Result<crate::Array<T>> {
-    let payload = framed_entry(bytes)?;
+    let payload = framed_entry(bytes, index)?;
     crate::directory::fetch(payload.bytes, index).map_err(|e| e.shifted(payload.offset))
 }
 
@@ -644,7 +653,7 @@ pub fn fetch_array_view<T: crate::block::Element>(
     bytes: &[u8],
     index: usize,
 ) -> Result<crate::ArrayView<'_, T>> {
-    let payload = framed_entry(bytes)?;
+    let payload = framed_entry(bytes, index)?;
     crate::directory::fetch_view(payload.bytes, index).map_err(|e| e.shifted(payload.offset))
 }
 

@@ -243,8 +243,9 @@ fn records_without_arrays_keep_the_flag_clear_and_their_bytes() {
     assert_eq!(&bytes[10..12], [0x01, 0x00]);
     assert_eq!(&bytes[64..], [2, 0, 0, 0, 1, 2]);
     assert_eq!(frame::list_arrays(&bytes).unwrap(), []);
-    let e = frame::fetch_array::<u8>(&bytes, 0).unwrap_err();
+    let e = frame::fetch_array::<u8>(&bytes, 3).unwrap_err();
     assert_eq!(code(&e), ("array-index", Some(70)));
+    assert!(e.to_string().contains("below 0, found 3"), "{e}");
     // The framed Point golden file is unchanged by this flag.
     let point = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
