@@ -90,7 +90,15 @@ fn frame_vectors() {
         let bytes = unhex(v["hex"].as_str().unwrap());
         if let Some(code) = v["error"].as_str() {
             let offset = v["offset"].as_u64().unwrap();
-            for e in first_errors(&bytes) {
+            let errors = match v["mode"].as_str().unwrap() {
+                "framed-batch" => first_errors(&bytes),
+                "framed" => [
+                    frame::from_slice::<Point>(&bytes).unwrap_err(),
+                    frame::from_reader::<_, Point>(&bytes[..]).unwrap_err(),
+                ],
+                other => panic!("{name}: unknown mode {other}"),
+            };
+            for e in errors {
                 assert_eq!(
                     (e.kind().code(), e.offset()),
                     (code, Some(offset)),
