@@ -302,6 +302,7 @@ fn decode_as(reading: &str, bytes: &[u8]) -> Vec<kiln::Error> {
     let one = |r: kiln::Result<()>| vec![r.expect_err(reading)];
     let batch = |framed: bool, ty: &str| match ty {
         "Point" => first_batch_errors::<Point>(bytes, framed),
+        "()" => first_batch_errors::<()>(bytes, framed),
         "bool" => first_batch_errors::<bool>(bytes, framed),
         "Message" => first_batch_errors::<Message>(bytes, framed),
         "Vec<u8>" => first_batch_errors::<Vec<u8>>(bytes, framed),
