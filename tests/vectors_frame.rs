@@ -66,12 +66,12 @@ fn load(area: &str) -> Vec<Value> {
 }
 
 /// The first error of a framed batch read, from a slice and from a reader.
-fn first_errors(bytes: &[u8]) -> [kiln::Error; 2] {
-    let a = match frame::batch_from_slice::<Point>(bytes) {
+fn first_errors<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> [kiln::Error; 2] {
+    let a = match frame::batch_from_slice::<T>(bytes) {
         Err(e) => e,
         Ok(mut it) => it.find_map(Result::err).expect("slice: no error"),
     };
-    let b = match frame::batch_from_reader::<Point, _>(bytes) {
+    let b = match frame::batch_from_reader::<T, _>(bytes) {
         Err(e) => e,
         Ok(mut it) => it.find_map(Result::err).expect("reader: no error"),
     };
@@ -86,11 +86,20 @@ fn frame_vectors() {
     for v in &vectors {
         let name = v["name"].as_str().unwrap();
         assert!(name.starts_with("kiln-frame-"), "{name}");
-        assert_eq!(v["type"], "Point");
         let bytes = unhex(v["hex"].as_str().unwrap());
         if let Some(code) = v["error"].as_str() {
             let offset = v["offset"].as_u64().unwrap();
-            for e in first_errors(&bytes) {
+            let errors = match (v["mode"].as_str().unwrap(), v["type"].as_str().unwrap()) {
+                // Records of no bytes, against the batch's zero-byte budget.
+                ("framed-batch", "()") => first_errors::<()>(&bytes),
+                ("framed-batch", "Point") => first_errors::<Point>(&bytes),
+                ("framed", "Point") => [
+                    frame::from_slice::<Point>(&bytes).unwrap_err(),
+                    frame::from_reader::<_, Point>(&bytes[..]).unwrap_err(),
+                ],
+                other => panic!("{name}: unknown mode and type {other:?}"),
+            };
+            for e in errors {
                 assert_eq!(
                     (e.kind().code(), e.offset()),
                     (code, Some(offset)),
@@ -100,6 +109,7 @@ fn frame_vectors() {
             codes.insert(code.to_owned());
             continue;
         }
+        assert_eq!(v["type"], "Point", "{name}");
         let opts = FrameOptions::new()
             .checksum(v["checksum"].as_bool().unwrap())
             .embed_schema(v["schema"].as_bool().unwrap());

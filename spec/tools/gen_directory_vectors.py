@@ -102,6 +102,13 @@ reject("count-huge", None, put(two, 140, struct.pack("<I", 0xffffffff)),
        "directory-length", 140, mode="list")
 reject("directory-bytes-left-over", None, put(two, 140, struct.pack("<I", 1)),
        "directory-length", 100, mode="list")
+# Rule 5.1: the second entry has 16 bytes before the trailer, not 24 (the
+# first, of rank 3, took 48 of the 64 that rule 4 allows for two entries).
+short_entry = record(b"\x01", [entry(0x01, [1, 1, 1], 0, 1), b"\0" * 16], count=2)
+reject("entry-cut-by-trailer", None, short_entry, "directory-length", 49, mode="list")
+# Rule 5.5: entry 1 claims rank 2, but only one dimension fits before t.
+reject("dimensions-past-trailer", None, put(two, 101, b"\x02"),
+       "directory-length", 100, mode="list")
 reject("unknown-dtype-0d", None, put(two, 100, b"\x0d"), "unknown-dtype", 100, mode="list")
 reject("unknown-dtype-00", None, put(two, 68, b"\x00"), "unknown-dtype", 68, mode="list")
 reject("rank-above-8", None, put(two, 69, b"\x09"), "rank-limit", 69, mode="list")
