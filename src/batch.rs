@@ -432,6 +432,17 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
     }
 }
 
+impl<T> std::fmt::Debug for SliceRecords<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SliceRecords")
+            .field("index", &self.index)
+            .field("records_left", &self.count_left)
+            .field("bytes_left", &self.de.read_ref().rest().len())
+            .field("done", &self.done)
+            .finish()
+    }
+}
+
 /// Reads the records of a batch from an [`io::Read`]; see [`from_reader`].
 pub struct ReaderRecords<R, T> {
     de: Deserializer<IoRead<R>>,
@@ -439,6 +450,15 @@ pub struct ReaderRecords<R, T> {
     zero_sized_left: u64,
     done: bool,
     marker: PhantomData<fn() -> T>,
+}
+
+impl<R, T> std::fmt::Debug for ReaderRecords<R, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReaderRecords")
+            .field("index", &self.index)
+            .field("done", &self.done)
+            .finish()
+    }
 }
 
 /// Reads the records of a bare batch from an [`io::Read`], through an 8 KiB

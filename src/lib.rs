@@ -48,6 +48,11 @@
 
 #![deny(missing_docs)]
 
+/// The README's examples, compiled and run as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod array;
 pub mod batch;
 pub mod block;
