@@ -1035,6 +1035,20 @@ impl FrameOptions {
         }
         let reader = io::Read::chain(&fixed[..got], reader);
         let mut records = self.batch_from_reader::<T, _>(reader)?;
+        // As from a slice: a declared count other than 1 is refused before
+        // any record is read, not after the payload runs out.
+        if let Some(count) = records.header().record_count
+            && count != 1
+        {
+            return Err(Error::at(
+                ErrorKind::HeaderField {
+                    field: "record_count",
+                    expected: "1 in a single-record frame",
+                    found: count,
+                },
+                24,
+            ));
+        }
         let first = records.next();
         let second = records.next();
         single(first, second, records.index).map_err(flag_clear)

@@ -450,3 +450,20 @@ fn single_record_reader_refuses_bytes_after_the_record() {
         ("unexpected-end", Some(68), Some(0))
     );
 }
+
+/// A single-record frame whose header declares two records, holding one:
+/// a slice and a stream refuse it alike, at the count, before reading.
+#[test]
+fn single_record_reader_refuses_a_count_of_two_from_slice_and_stream() {
+    let mut bytes = kiln::frame::FrameOptions::new()
+        .checksum(false)
+        .batch_to_vec(&[Point { x: 9, y: -4 }])
+        .unwrap();
+    bytes[24..32].copy_from_slice(&2u64.to_le_bytes());
+    let from_slice = kiln::frame::from_slice::<Point>(&bytes).unwrap_err();
+    let from_stream = kiln::frame::from_reader::<_, Point>(&bytes[..]).unwrap_err();
+    for err in [from_slice, from_stream] {
+        assert_eq!(err.kind().code(), "header-field", "{err}");
+        assert_eq!(err.offset(), Some(24), "{err}");
+    }
+}
