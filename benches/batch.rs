@@ -143,6 +143,17 @@ fn read(c: &mut Criterion) {
             black_box(out.len())
         })
     });
+    // Context for the hand loop: the fastest serde format on the same
+    // records, fixed-width like Kiln (bincode's legacy configuration).
+    let fixed = bincode::config::legacy();
+    let bin = bincode::serde::encode_to_vec(&pts, fixed).unwrap();
+    g.bench_function("bincode-fixed-vec", |b| {
+        b.iter(|| {
+            let (v, _): (Vec<Point>, _) =
+                bincode::serde::decode_from_slice(black_box(&bin), fixed).unwrap();
+            black_box(v)
+        })
+    });
     g.bench_function("serde_json", |b| {
         b.iter(|| black_box(serde_json::from_slice::<Vec<Point>>(black_box(&json)).unwrap()))
     });
