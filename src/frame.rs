@@ -535,14 +535,7 @@ pub fn open(bytes: &[u8]) -> Result<(FrameHeader, Payload<'_>)> {
 fn framed_directory(bytes: &[u8]) -> Result<(Payload<'_>, Option<crate::directory::Directory>)> {
     let (header, payload) = open(bytes)?;
     if payload.record_count != 1 {
-        return Err(Error::at(
-            ErrorKind::HeaderField {
-                field: "record_count",
-                expected: "1 in a single-record frame",
-                found: payload.record_count,
-            },
-            24,
-        ));
+        return Err(not_one_record(payload.record_count));
     }
     if !header.has_directory() {
         return Ok((payload, None));
@@ -932,14 +925,7 @@ impl FrameOptions {
         header.check_schema(schema)?;
         let payload = header.payload(bytes)?;
         if payload.record_count != 1 {
-            return Err(Error::at(
-                ErrorKind::HeaderField {
-                    field: "record_count",
-                    expected: "1 in a single-record frame",
-                    found: payload.record_count,
-                },
-                24,
-            ));
+            return Err(not_one_record(payload.record_count));
         }
         self.single_record(payload.bytes, payload.offset)
     }
@@ -1040,14 +1026,7 @@ impl FrameOptions {
         if let Some(count) = records.header().record_count
             && count != 1
         {
-            return Err(Error::at(
-                ErrorKind::HeaderField {
-                    field: "record_count",
-                    expected: "1 in a single-record frame",
-                    found: count,
-                },
-                24,
-            ));
+            return Err(not_one_record(count));
         }
         let first = records.next();
         let second = records.next();
@@ -1189,32 +1168,32 @@ fn flag_clear(e: Error) -> Error {
     e
 }
 
+/// The error of a single-record frame whose header (at byte 24) declares
+/// `found` records.
+#[cold]
+fn not_one_record(found: u64) -> Error {
+    Error::at(
+        ErrorKind::HeaderField {
+            field: "record_count",
+            expected: "1 in a single-record frame",
+            found,
+        },
+        24,
+    )
+}
+
 /// The record of a single-record frame, or why there is not exactly one.
 fn single<T>(first: Option<Result<T>>, second: Option<Result<T>>, index: u64) -> Result<T> {
     let value = match first {
         Some(v) => v?,
         None => {
-            return Err(Error::at(
-                ErrorKind::HeaderField {
-                    field: "record_count",
-                    expected: "1 in a single-record frame",
-                    found: 0,
-                },
-                24,
-            ));
+            return Err(not_one_record(0));
         }
     };
     match second {
         None => Ok(value),
         Some(Err(e)) => Err(e),
-        Some(Ok(_)) => Err(Error::at(
-            ErrorKind::HeaderField {
-                field: "record_count",
-                expected: "1 in a single-record frame",
-                found: index.max(2),
-            },
-            24,
-        )),
+        Some(Ok(_)) => Err(not_one_record(index.max(2))),
     }
 }
 
