@@ -111,7 +111,16 @@ fn main() {
         let tag = format!("c{}s{}", checksum as u8, schema as u8);
         framed.push((format!("point-{tag}"), o.to_vec(&point).unwrap()));
         for (i, v) in samples.iter().enumerate() {
-            framed.push((format!("rich-{i}-{tag}"), o.to_vec(v).unwrap()));
+            let bytes = o.to_vec(v).unwrap();
+            // The frame target compares values only if frames of the rich
+            // type read; make sure its seeds do.
+            let back: kiln_fuzz::RichOwned = kiln::frame::from_slice(&bytes).unwrap();
+            assert!(kiln_fuzz::BitEq::bit_eq(&back, v), "framed sample {i}");
+            let back: kiln_fuzz::RichOwned = kiln::frame::from_reader(&bytes[..]).unwrap();
+            assert!(kiln_fuzz::BitEq::bit_eq(&back, v), "framed sample {i}");
+            let borrowed: kiln_fuzz::RichRef<'_> = kiln::frame::from_slice(&bytes).unwrap();
+            assert!(kiln_fuzz::BitEq::bit_eq(&borrowed.to_owned_rich(), v));
+            framed.push((format!("rich-{i}-{tag}"), bytes));
         }
         let points = [point, kiln_fuzz::Point { x: -1, y: 2 }];
         framed.push((format!("points-{tag}"), o.batch_to_vec(&points).unwrap()));
