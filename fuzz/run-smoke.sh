@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Smoke run of every fuzz target: seeds the corpora, builds all targets, and
 # runs each for SMOKE_SECONDS (default 30). Fails on any crash, leak, timeout
-# or out-of-memory. Needs the nightly toolchain and cargo-fuzz
-# (`cargo install cargo-fuzz --locked`).
+# or out-of-memory. Needs rustup; installs the nightly toolchain and
+# cargo-fuzz when they are missing, so it runs from a clean clone.
 set -euo pipefail
 cd "$(dirname "$0")"
 secs="${SMOKE_SECONDS:-30}"
+
+if ! cargo +nightly --version >/dev/null 2>&1; then
+    rustup toolchain install nightly --profile minimal
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    cargo install cargo-fuzz --locked
+fi
 
 ./seed.sh
 cargo +nightly fuzz build

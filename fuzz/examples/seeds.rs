@@ -1,6 +1,7 @@
 //! Writes the seed corpora of the fuzz targets into `fuzz/corpus/<target>/`:
 //! encodings of the sample values, the spec's golden files and the hex of
-//! every vector in `spec/vectors/*.json` (when those exist). Run through
+//! every vector in `spec/vectors/*.json` (when those exist), and frames,
+//! batches and records with arrays for the targets that read them. Run through
 //! `fuzz/seed.sh`; the output is the same on every run.
 
 use std::fs;
@@ -91,5 +92,84 @@ fn main() {
     let mut seed = vec![0u8];
     seed.extend_from_slice(&records);
     write(&take, "all-records", &seed);
+
+    // Frames, batches and directories: every input (golden frames, frame,
+    // directory and block vectors among them) plus encodings made here.
+    let (frame, batch, directory) = (
+        corpus.join("frame"),
+        corpus.join("batch"),
+        corpus.join("directory"),
+    );
+    kiln_fuzz::register_schemas();
+    let samples = kiln_fuzz::sample_values();
+    let point = kiln_fuzz::Point { x: 9, y: -4 };
+    let mut framed: Vec<(String, Vec<u8>)> = Vec::new();
+    for (checksum, schema) in [(true, false), (false, false), (true, true), (false, true)] {
+        let o = kiln::frame::FrameOptions::new()
+            .checksum(checksum)
+            .embed_schema(schema);
+        let tag = format!("c{}s{}", checksum as u8, schema as u8);
+        framed.push((format!("point-{tag}"), o.to_vec(&point).unwrap()));
+        for (i, v) in samples.iter().enumerate() {
+            let bytes = o.to_vec(v).unwrap();
+            // The frame target compares values only if frames of the rich
+            // type read; make sure its seeds do.
+            let back: kiln_fuzz::RichOwned = kiln::frame::from_slice(&bytes).unwrap();
+            assert!(kiln_fuzz::BitEq::bit_eq(&back, v), "framed sample {i}");
+            let back: kiln_fuzz::RichOwned = kiln::frame::from_reader(&bytes[..]).unwrap();
+            assert!(kiln_fuzz::BitEq::bit_eq(&back, v), "framed sample {i}");
+            let borrowed: kiln_fuzz::RichRef<'_> = kiln::frame::from_slice(&bytes).unwrap();
+            assert!(kiln_fuzz::BitEq::bit_eq(&borrowed.to_owned_rich(), v));
+            framed.push((format!("rich-{i}-{tag}"), bytes));
+        }
+        let points = [point, kiln_fuzz::Point { x: -1, y: 2 }];
+        framed.push((format!("points-{tag}"), o.batch_to_vec(&points).unwrap()));
+        framed.push((format!("riches-{tag}"), o.batch_to_vec(&samples).unwrap()));
+        let pairs = [(1u16, "a".to_string()), (2, String::new())];
+        framed.push((format!("pairs-{tag}"), o.batch_to_vec(&pairs).unwrap()));
+        framed.push((format!("units-{tag}"), o.batch_to_vec(&[(), ()]).unwrap()));
+        let mut w = o.batch_writer::<kiln_fuzz::Point, _>(Vec::new()).unwrap();
+        for p in points {
+            w.push(&p).unwrap();
+        }
+        framed.push((format!("points-streamed-{tag}"), w.finish().unwrap()));
+    }
+    for (name, bytes) in inputs.iter().chain(&framed) {
+        write(&frame, name, bytes);
+        write(&directory, name, bytes);
+        // The batch target's first byte picks the type and framed or bare.
+        for selector in [0u8, 1, 2, 3, 0x80, 0x81, 0x82, 0x83] {
+            let mut seed = vec![selector];
+            seed.extend_from_slice(bytes);
+            write(&batch, &format!("{name}-{selector:02x}"), &seed);
+        }
+    }
+    let mut bare = vec![0u8];
+    bare.extend(kiln::batch::to_vec(&[point, point]).unwrap());
+    write(&batch, "bare-points", &bare);
+    let mut bare = vec![1u8];
+    bare.extend(kiln::batch::to_vec(&samples).unwrap());
+    write(&batch, "bare-riches", &bare);
+    for (i, (rank, len)) in [
+        (vec![2, 3], 6usize),
+        (vec![0], 0),
+        (vec![], 1),
+        (vec![70], 70),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let s = kiln_fuzz::Sample {
+            label: "x".repeat(i * 30),
+            image: kiln::Array::from_shape_vec(rank.clone(), (0..len).map(|k| k as f32).collect())
+                .unwrap(),
+            index: kiln::Array::from_shape_vec(rank, (0..len as u32).collect()).unwrap(),
+        };
+        write(
+            &directory,
+            &format!("sample-arrays-{i}"),
+            &kiln::to_vec(&s).unwrap(),
+        );
+    }
     println!("wrote {} inputs into {}", inputs.len(), corpus.display());
 }

@@ -3,8 +3,8 @@
 //! bytes at a time, and one checking function per target.
 //!
 //! The targets in `fuzz_targets/` are one line each; the checks live here so
-//! that the seed writer (`examples/seeds.rs`) and any future target (frame,
-//! batch, directory) reuse the same type and helpers.
+//! that the seed writer (`examples/seeds.rs`) and every target reuse the
+//! same type and helpers.
 
 use serde::{Deserialize, Serialize};
 
@@ -124,8 +124,11 @@ pub fn check_decode(data: &[u8]) {
 /// (`to_vec`, `to_writer` through a writer that takes a few bytes at a time,
 /// `serialized_size`), which must agree, and read back three ways (owned and
 /// borrowed from the slice, owned from a reader), which must all give the
-/// value back bit for bit. Cutting the bytes short must be an error.
+/// value back bit for bit. Cutting the bytes short must be an error. The
+/// value's numeric vectors must give the same bytes and values through the
+/// block fast path and the element-by-element path ([`check_blocks`]).
 pub fn check_roundtrip(value: &RichOwned) {
+    check_blocks(value);
     let bytes = kiln::to_vec(value).expect("every value of the rich type encodes");
     let mut w = TrickleWriter::default();
     kiln::to_writer(&mut w, value).expect("to_writer");
@@ -235,4 +238,719 @@ pub fn check_take(data: &[u8]) {
             None => break,
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// Frames
+// ---------------------------------------------------------------------------
+
+/// The frame options the frame and batch targets read with: the defaults,
+/// with [`opts`]' decoding limits.
+pub fn frame_opts() -> kiln::frame::FrameOptions {
+    kiln::frame::FrameOptions::new().decode(opts())
+}
+
+/// Registers the schema of the rich type, whose enums inside sequences the
+/// tracer cannot reach from the root alone, for both forms: the borrowed
+/// form's byte string has another name (`BlobRef`), but the same bytes, so
+/// it gets the owned form's schema and frames of either read as the other.
+/// Idempotent; every frame-reading check calls it first.
+pub fn register_schemas() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let tracer = kiln::schema::Tracer::new()
+            .include::<Shape>()
+            .include::<Tree>();
+        let schema = tracer
+            .register::<RichOwned>()
+            .expect("the rich type traces");
+        kiln::schema::register::<RichRef<'_>>(schema).expect("registered before use");
+    });
+}
+
+/// Error codes a framed reader from a slice gives for the frame's own
+/// integrity, which it checks over the whole payload before reading a
+/// record. A reader from a stream can only check them at the end, so it
+/// may meet a broken record first and report that instead.
+const PAYLOAD_CHECKS: &[&str] = &[
+    "checksum-mismatch",
+    "frame-truncated",
+    "trailing-bytes",
+    "bad-trailer",
+    "payload-length-mismatch",
+    "padding-nonzero",
+    "header-field",
+    "count-mismatch",
+];
+
+/// What a slice read and a stream read of the same frame must agree on.
+/// Both succeed with the same value or both fail; errors in the header
+/// (before the payload) are the same; errors inside a payload that passed
+/// the frame's checks are the same (with [`same_outcome`]'s allowances);
+/// when the slice refuses the payload as a whole, the stream may name a
+/// record that broke first.
+fn same_frame_outcome<T: BitEq + std::fmt::Debug>(
+    what: &str,
+    data: &[u8],
+    slice: &Result<T, Facts>,
+    other: &Result<T, Facts>,
+) {
+    match (slice, other) {
+        (Err(e), Err(f)) => {
+            let payload_ok = kiln::frame::open(data).is_ok();
+            let header_at = kiln::frame::FrameHeader::parse(data)
+                .map(|h| h.payload_offset)
+                .unwrap_or(u64::MAX);
+            let in_header = e.offset.is_some_and(|o| o < header_at)
+                && !PAYLOAD_CHECKS.contains(&e.code)
+                || header_at == u64::MAX;
+            if in_header || payload_ok && !PAYLOAD_CHECKS.contains(&e.code) {
+                same_outcome(what, slice, other);
+            } else {
+                assert!(
+                    PAYLOAD_CHECKS.contains(&e.code) || PAYLOAD_CHECKS.contains(&f.code),
+                    "{what}: neither error is a frame check: {e:?} / {f:?}"
+                );
+            }
+        }
+        _ => same_outcome(what, slice, other),
+    }
+}
+
+/// One type read as a single-record frame from a slice and two readers.
+fn frame_single<T>(data: &[u8])
+where
+    T: serde::de::DeserializeOwned + Serialize + BitEq + std::fmt::Debug,
+{
+    let slice = facts(frame_opts().from_slice::<T>(data));
+    let reader = facts(frame_opts().from_reader::<_, T>(data));
+    same_frame_outcome("frame slice/reader", data, &slice, &reader);
+    let trickle = facts(frame_opts().from_reader::<_, T>(Trickle::new(data)));
+    same_frame_outcome("frame slice/trickle", data, &slice, &trickle);
+    if let Ok(value) = &slice {
+        // A frame that reads is a valid frame, and its payload is the
+        // record's bytes.
+        let (header, payload) = kiln::frame::open(data).expect("a frame that reads opens");
+        assert_eq!(payload.record_count, 1);
+        assert_eq!(payload.offset, header.payload_offset);
+        let again: T = opts()
+            .from_slice(payload.bytes)
+            .expect("the payload of a frame that reads is a record");
+        assert!(again.bit_eq(value), "payload read bare differs");
+        // Written again (same checksum flag, same schema flag), it reads back.
+        let out = kiln::frame::FrameOptions::new()
+            .checksum(header.has_checksum())
+            .embed_schema(header.schema_text.is_some())
+            .to_vec(value)
+            .expect("a value read from a frame writes");
+        let back: T = frame_opts()
+            .from_slice(&out)
+            .expect("rewritten frame reads");
+        assert!(back.bit_eq(value), "rewritten frame differs");
+    }
+}
+
+/// `frame` target: arbitrary bytes read as a single-record frame of
+/// [`Point`] and of [`RichOwned`] (and [`RichRef`] borrowed) from a slice
+/// and from readers must agree (see `same_frame_outcome`);
+/// [`kiln::frame::FrameHeader::parse`] and [`kiln::frame::open`] never
+/// panic and agree with each other.
+pub fn check_frame(data: &[u8]) {
+    register_schemas();
+    let header = kiln::frame::FrameHeader::parse(data);
+    let opened = kiln::frame::open(data);
+    match (&header, &opened) {
+        (Ok(h), Ok((h2, payload))) => {
+            assert_eq!(h, h2);
+            assert_eq!(payload.offset, h.payload_offset);
+            assert!(payload.offset as usize + payload.bytes.len() <= data.len());
+            assert_eq!(payload.offset % 64, 0);
+        }
+        (Err(e), Err(f)) => assert_eq!(
+            (e.kind().code(), e.offset()),
+            (f.kind().code(), f.offset()),
+            "parse and open disagree on the header"
+        ),
+        (Err(e), Ok(_)) => panic!("open succeeded where parse failed: {e}"),
+        (Ok(_), Err(_)) => {}
+    }
+
+    frame_single::<Point>(data);
+    frame_single::<RichOwned>(data);
+    // Both forms have one schema (see `register_schemas`).
+    let borrowed = frame_opts().from_slice::<RichRef<'_>>(data);
+    let owned = facts(frame_opts().from_slice::<RichOwned>(data));
+    let borrowed = match &borrowed {
+        Ok(v) => Ok(v.to_owned_rich()),
+        Err(e) => Err(Facts::from(e)),
+    };
+    same_outcome("frame borrowed/owned", &borrowed, &owned);
+}
+
+// ---------------------------------------------------------------------------
+// Batches
+// ---------------------------------------------------------------------------
+
+/// At most this many records are compared per input (the zero-sized
+/// budget of [`opts`] already bounds batches of empty records).
+const MAX_RECORDS: usize = 10_000;
+
+/// A batch's items with errors reduced to [`Facts`] and the record index
+/// they name. Stops after the first error, as the iterators promise to.
+fn items<T>(
+    it: impl Iterator<Item = kiln::Result<T>>,
+    keep: impl Fn(T) -> T,
+) -> Vec<Result<T, (Facts, Option<u64>)>> {
+    let mut out = Vec::new();
+    let mut it = it.fuse();
+    for item in it.by_ref() {
+        let failed = item.is_err();
+        out.push(item.map(&keep).map_err(|e| (Facts::from(&e), e.record())));
+        if failed || out.len() == MAX_RECORDS {
+            break;
+        }
+    }
+    if out.last().is_some_and(|r| r.is_err()) {
+        assert!(it.next().is_none(), "a batch went on after an error");
+    }
+    out
+}
+
+/// Two readings of the same batch, record by record: same values, then the
+/// same error (same record index) or the same clean end.
+fn same_records<T: BitEq + std::fmt::Debug>(
+    what: &str,
+    a: &[Result<T, (Facts, Option<u64>)>],
+    b: &[Result<T, (Facts, Option<u64>)>],
+) {
+    let n = a.len().min(b.len());
+    for i in 0..n {
+        let (x, y) = (&a[i], &b[i]);
+        if let (Err((_, ri)), Err((_, rj))) = (x, y) {
+            assert_eq!(ri, rj, "{what}: errors name different records");
+        }
+        let x = x.as_ref().map_err(|(f, _)| f_clone(f));
+        let y = y.as_ref().map_err(|(f, _)| f_clone(f));
+        same_outcome(&format!("{what}, record {i}"), &x, &y);
+    }
+    if a.len() < MAX_RECORDS && b.len() < MAX_RECORDS {
+        assert_eq!(
+            a.len(),
+            b.len(),
+            "{what}: different numbers of items: {:?} / {:?}",
+            a.last(),
+            b.last()
+        );
+    }
+}
+
+/// [`same_records`] for a framed batch. A slice reader knows the declared
+/// count (from the header or the trailer, checked first) and refuses the
+/// first record past it; a stream reader of a streamed frame meets the
+/// trailer only at the end, so it may hand out records past the count
+/// before it fails. It must fail with the same error, at the same offset.
+fn same_framed_records<T: BitEq + std::fmt::Debug>(
+    what: &str,
+    a: &[Result<T, (Facts, Option<u64>)>],
+    b: &[Result<T, (Facts, Option<u64>)>],
+) {
+    let Some(i) = a.iter().position(|r| r.is_err()) else {
+        return same_records(what, a, b);
+    };
+    let Err((e, _)) = &a[i] else { unreachable!() };
+    if b.len() <= i || b[i].is_err() || !PAYLOAD_CHECKS.contains(&e.code) {
+        return same_records(what, a, b);
+    }
+    same_records(what, &a[..i], &b[..i]);
+    match b.last() {
+        Some(Err((f, _))) => assert_eq!(
+            (e.code, e.offset),
+            (f.code, f.offset),
+            "{what}: {} / {}",
+            e.message,
+            f.message
+        ),
+        _ if b.len() == MAX_RECORDS => {}
+        other => panic!("{what}: the stream ended without the slice's error {e:?}: {other:?}"),
+    }
+}
+
+fn f_clone(f: &Facts) -> Facts {
+    Facts {
+        code: f.code,
+        offset: f.offset,
+        path: f.path.clone(),
+        message: f.message.clone(),
+    }
+}
+
+/// A bare batch of `T` from a slice and from two readers.
+fn batch_bare<'de, T, O>(data: &'de [u8], own: impl Fn(T) -> O + Copy)
+where
+    T: Deserialize<'de>,
+    O: serde::de::DeserializeOwned + BitEq + std::fmt::Debug,
+{
+    let slice = items(
+        kiln::batch::from_slice_with::<T>(data, opts()).map(|r| r.map(own)),
+        |v| v,
+    );
+    let reader = items(kiln::batch::from_reader_with::<O, _>(data, opts()), |v| v);
+    same_records("bare slice/reader", &slice, &reader);
+    let trickle = items(
+        kiln::batch::from_reader_with::<O, _>(Trickle::new(data), opts()),
+        |v| v,
+    );
+    same_records("bare slice/trickle", &slice, &trickle);
+    // Records read one after the other with `take_from_slice` are the same.
+    let mut rest = data;
+    for (i, item) in slice.iter().enumerate() {
+        if rest.is_empty() {
+            break;
+        }
+        match (item, opts().take_from_slice::<T>(rest)) {
+            (Ok(v), Ok((w, r))) => {
+                assert!(v.bit_eq(&own(w)), "record {i}: batch and take differ");
+                rest = r;
+            }
+            (Err(_), Err(_)) => break,
+            // The batch counts records of no bytes across the batch; a
+            // single take cannot.
+            (Err((f, _)), Ok(_)) if f.code == "zero-sized-limit" => break,
+            (a, b) => panic!(
+                "record {i}: batch and take disagree: {a:?} / {:?}",
+                b.map(|(w, _)| own(w))
+            ),
+        }
+    }
+}
+
+/// A framed batch of `T` from a slice and from two readers.
+fn batch_framed<'de, T, O>(data: &'de [u8], own: impl Fn(T) -> O + Copy)
+where
+    T: Deserialize<'de>,
+    O: serde::de::DeserializeOwned + BitEq + std::fmt::Debug,
+{
+    let slice = frame_opts().batch_from_slice::<T>(data);
+    for (what, reader) in [
+        (
+            "framed slice/reader",
+            frame_opts().batch_from_reader::<O, _>(Box::new(data) as Box<dyn std::io::Read>),
+        ),
+        (
+            "framed slice/trickle",
+            frame_opts()
+                .batch_from_reader::<O, _>(Box::new(Trickle::new(data)) as Box<dyn std::io::Read>),
+        ),
+    ] {
+        match (&slice, reader) {
+            (Ok(_), Ok(reader)) => {
+                let a = items(
+                    frame_opts()
+                        .batch_from_slice::<T>(data)
+                        .expect("opened once")
+                        .map(|r| r.map(own)),
+                    |v| v,
+                );
+                let b = items(reader, |v| v);
+                same_framed_records(what, &a, &b);
+            }
+            (Ok(_), Err(f)) => panic!("{what}: only the slice opened: {f}"),
+            (Err(e), Ok(reader)) => {
+                // The slice checked the whole payload up front; the stream
+                // must fail by the end.
+                assert!(
+                    PAYLOAD_CHECKS.contains(&e.kind().code()),
+                    "{what}: only the stream opened, slice said {e}"
+                );
+                let b = items(reader, |v| v);
+                assert!(
+                    b.len() == MAX_RECORDS || b.last().is_some_and(|r| r.is_err()),
+                    "{what}: the stream ended cleanly on a frame the slice refused ({e})"
+                );
+            }
+            (Err(e), Err(f)) => assert_eq!(
+                (e.kind().code(), e.offset()),
+                (f.kind().code(), f.offset()),
+                "{what}: {e} / {f}"
+            ),
+        }
+    }
+    // The free functions are the default options (other limits aside).
+    if let (Ok(_), Ok(_)) = (&slice, kiln::frame::batch_from_slice::<T>(data)) {
+    } else {
+        assert_eq!(
+            slice.as_ref().err().map(|e| e.kind().code()),
+            kiln::frame::batch_from_slice::<T>(data)
+                .err()
+                .map(|e| e.kind().code())
+        );
+    }
+}
+
+/// `batch` target: the first byte picks a record type and bare or framed;
+/// the rest is read as a batch from a slice, from a reader and from a
+/// reader that hands out a few bytes per call. They must agree record by
+/// record and end the same way (cleanly, or the same error at the same
+/// record); bare records must match `take_from_slice`.
+pub fn check_batch(data: &[u8]) {
+    register_schemas();
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let framed = selector & 0x80 != 0;
+    match (selector & 0x7f) % 4 {
+        0 if framed => batch_framed::<Point, Point>(rest, |v| v),
+        0 => batch_bare::<Point, Point>(rest, |v| v),
+        1 if framed => batch_framed::<RichOwned, RichOwned>(rest, |v| v),
+        1 => batch_bare::<RichRef<'_>, RichOwned>(rest, |v| v.to_owned_rich()),
+        2 if framed => batch_framed::<(u16, String), (u16, String)>(rest, |v| v),
+        2 => batch_bare::<(u16, &str), (u16, String)>(rest, |(a, b)| (a, b.to_owned())),
+        _ if framed => batch_framed::<(), ()>(rest, |v| v),
+        _ => batch_bare::<Unit, Unit>(rest, |v| v),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The array directory
+// ---------------------------------------------------------------------------
+
+/// The record of `spec/golden/arrays.kiln`: a string and two arrays.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Sample {
+    /// A label.
+    pub label: String,
+    /// An f32 array.
+    pub image: kiln::Array<f32>,
+    /// A u32 array.
+    pub index: kiln::Array<u32>,
+}
+
+/// [`Sample`] viewed in place (needs the record 64-byte aligned).
+#[derive(Deserialize, Debug)]
+pub struct SampleView<'a> {
+    /// A label.
+    pub label: &'a str,
+    /// An f32 array, viewed.
+    #[serde(borrow)]
+    pub image: kiln::ArrayView<'a, f32>,
+    /// A u32 array, viewed.
+    #[serde(borrow)]
+    pub index: kiln::ArrayView<'a, u32>,
+}
+
+/// [`Sample`] borrowing where the block is aligned, copying where not.
+#[derive(Deserialize, Debug)]
+pub struct SampleCow<'a> {
+    /// A label.
+    pub label: &'a str,
+    /// An f32 array.
+    #[serde(borrow)]
+    pub image: kiln::ArrayCow<'a, f32>,
+    /// A u32 array.
+    #[serde(borrow)]
+    pub index: kiln::ArrayCow<'a, u32>,
+}
+
+fn bits_f32(d: &[f32]) -> Vec<u32> {
+    d.iter().map(|x| x.to_bits()).collect()
+}
+
+/// Array `i` of `record` fetched (owned and viewed) as every element type:
+/// only the listed dtype succeeds, with the listed shape and the block's
+/// bytes; the others fail with `dtype-mismatch` at the entry's block.
+fn fetch_all(record: &[u8], aligned: &[u8], i: usize, info: &kiln::directory::ArrayInfo) {
+    let range = info.byte_range();
+    let block = &record[range.start as usize..range.end as usize];
+    macro_rules! each {
+        ($($t:ty),*) => {$({
+            let owned = kiln::directory::fetch::<$t>(record, i);
+            let viewed = kiln::directory::fetch_view::<$t>(aligned, i);
+            let unaligned = kiln::directory::fetch_view::<$t>(record, i);
+            if info.dtype_name() == stringify!($t) {
+                let owned = owned.unwrap_or_else(|e| panic!("listed array {i} fetches: {e}"));
+                let viewed = viewed.unwrap_or_else(|e| panic!("listed array {i} views aligned: {e}"));
+                let shape: Vec<u64> = owned.shape().iter().map(|&d| d as u64).collect();
+                assert_eq!(shape, info.shape());
+                assert_eq!(owned.len() as u64, info.element_count());
+                let bytes: Vec<u8> = owned.data().iter().flat_map(|x| x.to_le_bytes()).collect();
+                assert_eq!(bytes, block, "array {i}: fetched data is not the block");
+                assert_eq!(viewed.shape(), owned.shape());
+                let vbytes: Vec<u8> = viewed.data().iter().flat_map(|x| x.to_le_bytes()).collect();
+                assert_eq!(vbytes, bytes, "array {i}: view differs from fetch");
+                match unaligned {
+                    Ok(v) => assert_eq!(v.data().len(), owned.len()),
+                    Err(e) => assert_eq!(e.kind().code(), "view-misaligned", "{e}"),
+                }
+            } else {
+                for r in [owned.map(drop), viewed.map(drop), unaligned.map(drop)] {
+                    let e = r.expect_err("fetch of another dtype");
+                    assert_eq!(
+                        (e.kind().code(), e.offset()),
+                        ("dtype-mismatch", Some(range.start)),
+                        "{e}"
+                    );
+                }
+            }
+        })*};
+    }
+    each!(u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, f32, f64);
+}
+
+/// `directory` target: arbitrary bytes listed, fetched and viewed (from a
+/// 64-byte aligned copy and from the unaligned input) as every element
+/// type, and read as [`Sample`] (owned, viewed, copy-on-write, and from a
+/// reader). Everything must agree: a listing that succeeds lets every entry
+/// be fetched as its own dtype and no other; a listing that fails makes
+/// every fetch fail the same way; a typed read that succeeds matches the
+/// listing and the fetched arrays.
+pub fn check_directory(data: &[u8]) {
+    // Offset the input by one byte from a 64-byte boundary, so the
+    // unaligned reads are really unaligned.
+    let mut shifted = kiln::array::AlignedBytes::new();
+    shifted.extend_from_slice(&[0]);
+    shifted.extend_from_slice(data);
+    let record = &shifted.as_slice()[1..];
+    let copy = kiln::array::AlignedBytes::from_slice(data);
+    let aligned = copy.as_slice();
+
+    let listed = kiln::directory::list(record);
+    match &listed {
+        Ok(entries) => {
+            for (i, info) in entries.iter().enumerate() {
+                let r = info.byte_range();
+                assert!(r.start <= r.end && r.end <= data.len() as u64);
+                assert_eq!(r.start % 64, 0, "blocks start at multiples of 64");
+                fetch_all(record, aligned, i, info);
+            }
+            let past = kiln::directory::fetch::<u8>(record, entries.len()).unwrap_err();
+            assert!(
+                matches!(past.kind().code(), "array-index" | "directory-missing"),
+                "{past}"
+            );
+        }
+        Err(e) => {
+            for i in 0..3 {
+                let f = kiln::directory::fetch::<f32>(record, i).unwrap_err();
+                let g = kiln::directory::fetch_view::<u32>(aligned, i).unwrap_err();
+                for f in [f, g] {
+                    assert_eq!(
+                        (e.kind().code(), e.offset()),
+                        (f.kind().code(), f.offset()),
+                        "list and fetch disagree: {e} / {f}"
+                    );
+                }
+            }
+        }
+    }
+
+    let owned = opts().from_slice::<Sample>(record);
+    let view = opts().from_slice::<SampleView<'_>>(aligned);
+    let cow = opts().from_slice::<SampleCow<'_>>(record);
+    let streamed = opts().from_reader::<_, Sample>(Trickle::new(data));
+    match &owned {
+        Ok(s) => {
+            let entries = listed.as_ref().expect("a record that reads lists");
+            assert_eq!(entries.len(), 2, "two arrays listed");
+            assert_eq!(
+                (entries[0].dtype_name(), entries[1].dtype_name()),
+                ("f32", "u32")
+            );
+            let image = kiln::directory::fetch::<f32>(record, 0).unwrap();
+            let index = kiln::directory::fetch::<u32>(record, 1).unwrap();
+            assert_eq!(image.shape(), s.image.shape());
+            assert_eq!(bits_f32(image.data()), bits_f32(s.image.data()));
+            assert_eq!(index, s.index);
+            let v = view.expect("an aligned copy of a record that reads views");
+            assert_eq!(v.label, s.label);
+            assert_eq!(v.image.shape(), s.image.shape());
+            assert_eq!(bits_f32(v.image.data()), bits_f32(s.image.data()));
+            assert_eq!(v.index.to_owned(), s.index);
+            let c = cow.expect("a record that reads reads copy-on-write");
+            assert_eq!(c.label, s.label);
+            // Blocks of the aligned copy are borrowed, of the shifted input copied.
+            let a = opts()
+                .from_slice::<SampleCow<'_>>(aligned)
+                .expect("the aligned copy reads copy-on-write");
+            assert!(a.image.is_borrowed() && a.index.is_borrowed());
+            assert!(!c.image.is_borrowed() || s.image.is_empty());
+            assert_eq!(bits_f32(c.image.data()), bits_f32(s.image.data()));
+            assert_eq!(c.index.data(), s.index.data());
+            let t = streamed.expect("a record that reads from a slice reads from a stream");
+            assert_eq!(t.label, s.label);
+            assert_eq!(bits_f32(t.image.data()), bits_f32(s.image.data()));
+            assert_eq!(t.index, s.index);
+            // Written again, it reads back the same.
+            let out = kiln::to_vec(s).expect("a record read writes");
+            let back: Sample = opts().from_slice(&out).expect("rewritten record reads");
+            assert_eq!(bits_f32(back.image.data()), bits_f32(s.image.data()));
+            assert_eq!(back.index, s.index);
+            assert_eq!(back.label, s.label);
+        }
+        Err(e) => {
+            for (what, f) in [
+                ("view", view.map(drop)),
+                ("cow", cow.map(drop)),
+                ("stream", streamed.map(drop)),
+            ] {
+                assert!(f.is_err(), "{what} read a record the slice refused: {e}");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Block fast path against the generic path
+// ---------------------------------------------------------------------------
+
+/// A slice written element by element (`serialize_seq` with the length,
+/// then one `serialize_element` per element), which Kiln cannot recognise
+/// as a block.
+pub struct ByElement<'a, T>(pub &'a [T]);
+
+impl<T: Serialize> Serialize for ByElement<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for x in self.0 {
+            seq.serialize_element(x)?;
+        }
+        seq.end()
+    }
+}
+
+/// A vector read element by element through a visitor of its own, which
+/// Kiln cannot recognise as `Vec<T>`'s.
+pub struct ElementWise<T>(pub Vec<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ElementWise<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = ElementWise<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = a.next_element()? {
+                    v.push(x);
+                }
+                Ok(ElementWise(v))
+            }
+        }
+        d.deserialize_seq(V(std::marker::PhantomData))
+    }
+}
+
+/// One element type: the block path and the element path write the same
+/// bytes, and both readers give the elements back bit for bit, from a
+/// slice and from a reader; a cut encoding is refused by both.
+fn same_block<T>(data: &[T], bits: impl Fn(&T) -> Vec<u8>)
+where
+    T: Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let fast = kiln::to_vec(data).expect("a block writes");
+    let generic = kiln::to_vec(&ByElement(data)).expect("elements write");
+    assert_eq!(
+        fast, generic,
+        "block and element paths write different bytes"
+    );
+    let mut w = TrickleWriter::default();
+    kiln::to_writer(&mut w, data).expect("a block writes to a writer");
+    assert_eq!(w.bytes, fast);
+    assert_eq!(kiln::serialized_size(data).unwrap(), fast.len() as u64);
+    let want: Vec<u8> = data.iter().flat_map(&bits).collect();
+    let got = |v: &[T]| -> Vec<u8> { v.iter().flat_map(&bits).collect() };
+    let a: Vec<T> = kiln::from_slice(&fast).expect("block from slice");
+    let b: ElementWise<T> = kiln::from_slice(&fast).expect("elements from slice");
+    let c: Vec<T> = kiln::from_reader(Trickle::new(&fast)).expect("block from reader");
+    let d: ElementWise<T> = kiln::from_reader(Trickle::new(&fast)).expect("elements from reader");
+    for (what, v) in [
+        ("block", &a),
+        ("elements", &b.0),
+        ("block reader", &c),
+        ("elements reader", &d.0),
+    ] {
+        assert_eq!(got(v), want, "{what} read differs");
+    }
+    if !fast.is_empty() {
+        let cut = &fast[..fast.len() - 1];
+        let e = kiln::from_slice::<Vec<T>>(cut).unwrap_err();
+        let f = kiln::from_slice::<ElementWise<T>>(cut)
+            .map(|v| v.0)
+            .unwrap_err();
+        assert!(
+            matches!(e.kind().code(), "unexpected-end" | "count-too-large"),
+            "{e}"
+        );
+        assert!(
+            matches!(f.kind().code(), "unexpected-end" | "count-too-large"),
+            "{f}"
+        );
+    }
+}
+
+/// The `roundtrip` target's block check: the value's numeric vectors, and
+/// vectors of every other element type made from them, written and read
+/// by the block fast path and by the element-by-element path.
+pub fn check_blocks(value: &RichOwned) {
+    let u = &value.u64s;
+    same_block(&value.f32s, |x| x.to_le_bytes().to_vec());
+    same_block(&value.f64s, |x| x.to_le_bytes().to_vec());
+    same_block(u, |x| x.to_le_bytes().to_vec());
+    same_block(&value.i128s, |x| x.to_le_bytes().to_vec());
+    let i64s: Vec<i64> = u.iter().map(|&x| x as i64).collect();
+    same_block(&i64s, |x| x.to_le_bytes().to_vec());
+    let u8s: Vec<u8> = u.iter().map(|&x| x as u8).collect();
+    same_block(&u8s, |x| x.to_le_bytes().to_vec());
+    let i8s: Vec<i8> = u.iter().map(|&x| x as i8).collect();
+    same_block(&i8s, |x| x.to_le_bytes().to_vec());
+    let u16s: Vec<u16> = u.iter().map(|&x| x as u16).collect();
+    same_block(&u16s, |x| x.to_le_bytes().to_vec());
+    let i16s: Vec<i16> = u.iter().map(|&x| x as i16).collect();
+    same_block(&i16s, |x| x.to_le_bytes().to_vec());
+    let u32s: Vec<u32> = u.iter().map(|&x| x as u32).collect();
+    same_block(&u32s, |x| x.to_le_bytes().to_vec());
+    let i32s: Vec<i32> = u.iter().map(|&x| x as i32).collect();
+    same_block(&i32s, |x| x.to_le_bytes().to_vec());
+    let u128s: Vec<u128> = value.i128s.iter().map(|&x| x as u128).collect();
+    same_block(&u128s, |x| x.to_le_bytes().to_vec());
+    // NaN payloads and signed zeros of f32 built from raw bits.
+    let f32_bits: Vec<f32> = u.iter().map(|&x| f32::from_bits(x as u32)).collect();
+    same_block(&f32_bits, |x| x.to_le_bytes().to_vec());
+    let f64_bits: Vec<f64> = u.iter().map(|&x| f64::from_bits(x)).collect();
+    same_block(&f64_bits, |x| x.to_le_bytes().to_vec());
+    // A block inside a struct, next to other fields, both ways.
+    #[derive(Serialize)]
+    struct Fast<'a> {
+        tag: u8,
+        xs: &'a [f32],
+        ys: &'a [i64],
+    }
+    #[derive(Serialize)]
+    struct Slow<'a> {
+        tag: u8,
+        xs: ByElement<'a, f32>,
+        ys: ByElement<'a, i64>,
+    }
+    let fast = kiln::to_vec(&Fast {
+        tag: 7,
+        xs: &value.f32s,
+        ys: &i64s,
+    })
+    .unwrap();
+    let slow = kiln::to_vec(&Slow {
+        tag: 7,
+        xs: ByElement(&value.f32s),
+        ys: ByElement(&i64s),
+    })
+    .unwrap();
+    assert_eq!(fast, slow, "struct with blocks: paths differ");
+    let (tag, xs, ys): (u8, Vec<f32>, ElementWise<i64>) = kiln::from_slice(&fast).unwrap();
+    assert_eq!(tag, 7);
+    assert_eq!(bits_f32(&xs), bits_f32(&value.f32s));
+    assert_eq!(ys.0, i64s);
 }
