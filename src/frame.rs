@@ -919,6 +919,13 @@ impl FrameOptions {
         if header.flags & (FLAG_SCHEMA | FLAG_STREAMED) != 0 {
             // Text to check, or a trailer to find: the general path.
             let mut records = self.batch_from_slice::<T>(bytes)?;
+            // A declared count other than 1 is refused before any record
+            // is read, as from a stream.
+            if let Some(count) = header.record_count
+                && count != 1
+            {
+                return Err(not_one_record(count));
+            }
             return single(records.next(), records.next(), records.index()).map_err(flag_clear);
         }
         // The common case, kept lean: a header, one record, nothing else.

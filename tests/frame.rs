@@ -467,3 +467,29 @@ fn single_record_reader_refuses_a_count_of_two_from_slice_and_stream() {
         assert_eq!(err.offset(), Some(24), "{err}");
     }
 }
+
+/// Found by the `frame` fuzz target: with the schema text embedded, a
+/// frame declaring two records whose first record is corrupt gave the
+/// record's error from a slice but `header-field` from a stream. Both now
+/// refuse the count first.
+#[test]
+fn count_is_refused_before_a_corrupt_record_with_schema_text() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Flag {
+        on: bool,
+    }
+    let mut bytes = FrameOptions::new()
+        .checksum(false)
+        .embed_schema(true)
+        .batch_to_vec(&[Flag { on: true }])
+        .unwrap();
+    let payload = FrameHeader::parse(&bytes).unwrap().payload_offset as usize;
+    bytes[24..32].copy_from_slice(&2u64.to_le_bytes());
+    bytes[payload] = 7; // not a bool
+    let from_slice = frame::from_slice::<Flag>(&bytes).unwrap_err();
+    let from_stream = frame::from_reader::<_, Flag>(&bytes[..]).unwrap_err();
+    for err in [from_slice, from_stream] {
+        assert_eq!(err.kind().code(), "header-field", "{err}");
+        assert_eq!(err.offset(), Some(24), "{err}");
+    }
+}
