@@ -1007,6 +1007,8 @@ impl FrameOptions {
         let got = read_up_to(&mut reader, &mut fixed, 0)?;
         if got == HEADER_LEN && le_u16(&fixed, 10) & FLAG_DIRECTORY != 0 {
             let (header, _) = FrameHeader::parse_fixed(&fixed)?;
+            // The fingerprint first, as from a slice, then the length.
+            header.check_schema(schema::schema_of::<T>()?)?;
             let len = header.payload_len.unwrap_or(0);
             if len > self.options.byte_limit {
                 return Err(Error::at(

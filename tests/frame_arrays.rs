@@ -516,3 +516,30 @@ fn samples_with_arrays_trace_too() {
     let json = serde_json::to_string(&value.data).unwrap();
     assert_eq!(json, r#"{"shape":[3],"data":[-1,2,-3]}"#);
 }
+
+/// Found by the `frame` fuzz target: a frame with the DIRECTORY flag read
+/// from a stream checked the byte limit before the fingerprint, so a reader
+/// of another type got `byte-limit` where a slice gave `schema-mismatch`.
+#[test]
+fn stream_checks_the_fingerprint_before_the_byte_limit() {
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct WithArray {
+        a: kiln::Array<u8>,
+    }
+    #[derive(serde::Deserialize, Debug)]
+    struct Other {
+        #[allow(dead_code)]
+        b: kiln::Array<u16>,
+    }
+    let value = WithArray {
+        a: kiln::Array::from_shape_vec(vec![2], vec![1, 2]).unwrap(),
+    };
+    let bytes = kiln::frame::to_vec(&value).unwrap();
+    let opts = kiln::frame::FrameOptions::new().decode(kiln::Options::new().byte_limit(8));
+    let from_slice = opts.from_slice::<Other>(&bytes).unwrap_err();
+    let from_stream = opts.from_reader::<_, Other>(&bytes[..]).unwrap_err();
+    for err in [from_slice, from_stream] {
+        assert_eq!(err.kind().code(), "schema-mismatch", "{err}");
+        assert_eq!(err.offset(), Some(16), "{err}");
+    }
+}
