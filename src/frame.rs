@@ -1006,8 +1006,24 @@ impl FrameOptions {
         let mut fixed = [0u8; HEADER_LEN];
         let got = read_up_to(&mut reader, &mut fixed, 0)?;
         if got == HEADER_LEN && le_u16(&fixed, 10) & FLAG_DIRECTORY != 0 {
-            let (header, _) = FrameHeader::parse_fixed(&fixed)?;
-            // The fingerprint first, as from a slice, then the length.
+            // The checks a slice makes, in its order: the header and any
+            // schema text (read first, within the byte limit), the
+            // fingerprint, then the payload's length against the limit.
+            let (fixed_header, _) = FrameHeader::parse_fixed(&fixed)?;
+            let text_end = fixed_header.payload_offset;
+            if text_end > self.options.byte_limit {
+                return Err(Error::at(
+                    ErrorKind::ByteLimit {
+                        limit: self.options.byte_limit,
+                    },
+                    HEADER_LEN as u64,
+                ));
+            }
+            let mut all = fixed.to_vec();
+            io::Read::take(&mut reader, text_end - HEADER_LEN as u64)
+                .read_to_end(&mut all)
+                .map_err(|e| Error::at(ErrorKind::Io(e), HEADER_LEN as u64))?;
+            let header = FrameHeader::parse(&all)?;
             header.check_schema(schema::schema_of::<T>()?)?;
             let len = header.payload_len.unwrap_or(0);
             if len > self.options.byte_limit {
@@ -1019,13 +1035,9 @@ impl FrameOptions {
                 ));
             }
             // One byte past the frame tells trailing bytes apart.
-            let rest = (header.payload_offset - HEADER_LEN as u64)
-                .saturating_add(len)
-                .saturating_add(1);
-            let mut all = fixed.to_vec();
-            io::Read::take(&mut reader, rest)
+            io::Read::take(&mut reader, len.saturating_add(1))
                 .read_to_end(&mut all)
-                .map_err(|e| Error::at(ErrorKind::Io(e), HEADER_LEN as u64))?;
+                .map_err(|e| Error::at(ErrorKind::Io(e), header.payload_offset))?;
             return self.from_slice(&all);
         }
         let reader = io::Read::chain(&fixed[..got], reader);

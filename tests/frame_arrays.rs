@@ -535,7 +535,7 @@ fn stream_checks_the_fingerprint_before_the_byte_limit() {
         a: kiln::Array::from_shape_vec(vec![2], vec![1, 2]).unwrap(),
     };
     let bytes = kiln::frame::to_vec(&value).unwrap();
-    let opts = kiln::frame::FrameOptions::new().decode(kiln::Options::new().byte_limit(8));
+    let opts = kiln::frame::FrameOptions::new().decode(kiln::Options::new().byte_limit(70));
     let from_slice = opts.from_slice::<Other>(&bytes).unwrap_err();
     let from_stream = opts.from_reader::<_, Other>(&bytes[..]).unwrap_err();
     for err in [from_slice, from_stream] {

@@ -64,10 +64,11 @@ fn same_outcome<T: BitEq + std::fmt::Debug>(
         // Only a slice knows how many bytes remain, so only a slice can
         // refuse a count up front; a reader finds out later, never earlier.
         // A reader refuses a value that would cross its byte limit before
-        // reading it; a slice has no such limit and finds its end instead.
-        (Err(e), Err(f)) if f.code == "byte-limit" && e.code == "unexpected-end" => {
-            assert_eq!(e.offset, f.offset, "{what}: {} / {}", e.message, f.message);
-        }
+        // reading it; a slice has no such limit and finds its end, or
+        // whatever else is wrong there or later, instead. (A frame with
+        // arrays is read whole, so the limit stops it at its payload, before
+        // the embedded schema text is compared.)
+        (Err(e), Err(f)) if f.code == "byte-limit" && e.offset >= f.offset => {}
         (Err(e), Err(f)) if e.code == "count-too-large" => {
             assert!(
                 f.offset >= e.offset,
