@@ -339,19 +339,23 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
         self.de.read_ref().rest()
     }
 
-    /// At the end of the records: checks a frame's declarations.
-    fn at_end(&mut self) -> Option<Result<T>> {
+    /// At the end of the records: checks a frame's declarations. Returns
+    /// the error only, never a record, so that `next`'s fast path does not
+    /// share a stack slot for its record with this cold one.
+    #[cold]
+    #[inline(never)]
+    fn at_end(&mut self) -> Option<Error> {
         self.done = true;
         let rest = self.rest().len() as u64;
         let offset = self.base.saturating_add(self.de.offset());
         match (self.count_left, self.declared_len) {
-            (Some(0), Some(declared)) if rest > 0 => Some(Err(Error::at(
+            (Some(0), Some(declared)) if rest > 0 => Some(Error::at(
                 ErrorKind::PayloadLengthMismatch {
                     declared,
                     found: self.de.offset(),
                 },
                 offset,
-            ))),
+            )),
             (Some(0), None) if rest > 0 => {
                 // A streamed frame: the trailer's length was checked, so the
                 // count is what is wrong. Count the records that are there,
@@ -364,25 +368,25 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
                         self.base,
                         &mut self.zero_sized_left,
                     ) {
-                        return Some(Err(e));
+                        return Some(e);
                     }
                     self.index += 1;
                 }
-                Some(Err(Error::at(
+                Some(Error::at(
                     ErrorKind::CountMismatch {
                         declared,
                         found: self.index,
                     },
                     self.base.saturating_add(self.de.offset()),
-                )))
+                ))
             }
-            (Some(left), _) if left > 0 => Some(Err(Error::at(
+            (Some(left), _) if left > 0 => Some(Error::at(
                 ErrorKind::CountMismatch {
                     declared: self.index + left,
                     found: self.index,
                 },
                 offset,
-            ))),
+            )),
             _ => None,
         }
     }
@@ -398,7 +402,7 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
         }
         let at_end = self.rest().is_empty();
         if self.count_left == Some(0) || (at_end && self.count_left.is_none()) {
-            return self.at_end();
+            return self.at_end().map(Err);
         }
         match read_record(
             &mut self.de,
@@ -409,7 +413,7 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
             // A declared count with the bytes used up: records of no bytes
             // may still follow; anything else is a count too large.
             Err(e) if at_end && matches!(e.kind(), ErrorKind::UnexpectedEnd { .. }) => {
-                self.at_end()
+                self.at_end().map(Err)
             }
             Ok(value) => {
                 self.index += 1;
