@@ -860,3 +860,38 @@ fn the_error_is_one_word_and_thread_safe() {
     fn send_sync_static<T: Send + Sync + 'static + std::error::Error>() {}
     send_sync_static::<kiln::Error>();
 }
+
+/// The error's allocation is held as two halves of its address
+/// (`src/error.rs`, `Handle`): it must survive moves, a trip to another
+/// thread, mutation on the way out, and be freed once.
+#[test]
+fn an_error_keeps_its_contents_across_moves_and_threads() {
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Outer {
+        a: u8,
+        inner: Vec<(u16, bool)>,
+    }
+    // a = 1, one element: 0x0203, then bool 07 at byte 7.
+    let bytes = [1, 1, 0, 0, 0, 3, 2, 7];
+    let errors: Vec<kiln::Error> = (0..64)
+        .map(|_| kiln::from_slice::<Outer>(&bytes).unwrap_err())
+        .collect();
+    let texts = std::thread::spawn(move || {
+        errors
+            .into_iter()
+            .map(|e| (e.kind().code(), e.offset(), e.to_string()))
+            .collect::<Vec<_>>()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(texts.len(), 64);
+    for (code, offset, text) in texts {
+        assert_eq!((code, offset), ("invalid-bool", Some(7)));
+        assert!(text.contains("Outer.inner[0].1"), "{text}");
+    }
+    assert_eq!(
+        std::mem::size_of::<Option<kiln::Error>>(),
+        std::mem::size_of::<usize>()
+    );
+}
