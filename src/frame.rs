@@ -945,8 +945,22 @@ impl FrameOptions {
         offset: u64,
     ) -> Result<T> {
         let mut de = Deserializer::with_options(SliceRead::new(payload), self.options);
-        let value =
-            T::deserialize(&mut de).map_err(|e| flag_clear(e.shifted(offset).in_record(0)))?;
+        let value = match T::deserialize(&mut de) {
+            Ok(value) => value,
+            // An empty payload holds no record at all: the declared count is
+            // what is wrong (spec 6.5, check 23), as a batch reader and a
+            // reader of a stream report it.
+            Err(e) if payload.is_empty() && matches!(e.kind(), ErrorKind::UnexpectedEnd { .. }) => {
+                return Err(Error::at(
+                    ErrorKind::CountMismatch {
+                        declared: 1,
+                        found: 0,
+                    },
+                    offset,
+                ));
+            }
+            Err(e) => return Err(flag_clear(e.shifted(offset).in_record(0))),
+        };
         let used = de.offset();
         if used != payload.len() as u64 {
             return Err(Error::at(

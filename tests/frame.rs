@@ -493,3 +493,43 @@ fn count_is_refused_before_a_corrupt_record_with_schema_text() {
         assert_eq!(err.offset(), Some(24), "{err}");
     }
 }
+
+/// Found by the `frame` fuzz target on the final code of 2026-12-02: a
+/// single-record frame declaring one record with an empty payload gave
+/// `unexpected-end` inside the record from a slice, but `count-mismatch`
+/// from a stream. An empty payload holds no record, so every reader now
+/// reports the count (spec 6.5, check 23), with and without a checksum and
+/// with the schema text embedded.
+#[test]
+fn an_empty_payload_is_a_count_mismatch_for_every_single_record_reader() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Flag {
+        on: bool,
+    }
+    for (checksum, embed) in [(false, false), (true, false), (false, true)] {
+        let options = FrameOptions::new().checksum(checksum).embed_schema(embed);
+        let mut bytes = options.batch_to_vec(&[Flag { on: true }]).unwrap();
+        let header = FrameHeader::parse(&bytes).unwrap();
+        let payload = header.payload_offset as usize;
+        bytes.truncate(payload);
+        bytes[32..40].copy_from_slice(&0u64.to_le_bytes()); // payload length
+        bytes[40..44].copy_from_slice(&[0; 4]); // CRC-32C of no bytes
+        let from_slice = options.from_slice::<Flag>(&bytes).unwrap_err();
+        let from_stream = options.from_reader::<_, Flag>(&bytes[..]).unwrap_err();
+        let from_trickle = options
+            .from_reader::<_, Flag>(Trickle {
+                data: &bytes,
+                step: 1,
+            })
+            .unwrap_err();
+        for err in [from_slice, from_stream, from_trickle] {
+            assert_eq!(
+                err.kind().code(),
+                "count-mismatch",
+                "{checksum} {embed}: {err}"
+            );
+            assert_eq!(err.offset(), Some(payload as u64), "{err}");
+            assert_eq!(err.record(), None, "{err}");
+        }
+    }
+}
