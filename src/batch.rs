@@ -235,6 +235,15 @@ pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>>(
     }
 }
 
+/// Whether a record's error means that no record was there at all: it
+/// needed bytes and the payload had none left before its first byte. A
+/// frame then declared too many records (`count-mismatch`, spec 6.5, check
+/// 23), which every reader reports the same way.
+#[inline]
+pub(crate) fn no_record_there(e: &Error, at_payload_end: bool) -> bool {
+    at_payload_end && matches!(e.kind(), ErrorKind::UnexpectedEnd { .. })
+}
+
 #[cold]
 fn in_record(e: Error, base: u64, index: u64) -> Error {
     e.shifted(base).in_record(index)
@@ -414,9 +423,7 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
         ) {
             // A declared count with the bytes used up: records of no bytes
             // may still follow; anything else is a count too large.
-            Err(e) if at_end && matches!(e.kind(), ErrorKind::UnexpectedEnd { .. }) => {
-                self.at_end().map(Err)
-            }
+            Err(e) if no_record_there(&e, at_end) => self.at_end().map(Err),
             Ok(value) => {
                 self.index += 1;
                 if let Some(left) = &mut self.count_left {

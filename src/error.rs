@@ -38,8 +38,8 @@ pub struct Error(Handle);
 /// `u32` halves keep the error's accesses 4 bytes wide, like the fields of
 /// most small structs. Measured with `benches/compare.rs` (mesh, 125,000
 /// triangles, reading speed over bincode's in the same run): 0.33 with a
-/// `Box`, 0.23 with a handle whose low half could not be zero, 0.71 with
-/// this one.
+/// `Box`, 0.23 with a handle whose low half could not be zero, 0.64 with
+/// this one (0.71 in a run of the reading rows alone).
 ///
 /// No niche, on purpose: a never-zero half lets `Result<f32, Error>` put the
 /// `f32` beside it, which is the 0.23 above. `Result<(), Error>` is

@@ -46,7 +46,7 @@ use std::io::{self, Read as _};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::batch::{BatchWriter, SliceRecords, read_record};
+use crate::batch::{BatchWriter, SliceRecords, no_record_there, read_record};
 use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
@@ -947,10 +947,9 @@ impl FrameOptions {
         let mut de = Deserializer::with_options(SliceRead::new(payload), self.options);
         let value = match T::deserialize(&mut de) {
             Ok(value) => value,
-            // An empty payload holds no record at all: the declared count is
-            // what is wrong (spec 6.5, check 23), as a batch reader and a
-            // reader of a stream report it.
-            Err(e) if payload.is_empty() && matches!(e.kind(), ErrorKind::UnexpectedEnd { .. }) => {
+            // An empty payload holds no record at all: the count is wrong,
+            // as a batch reader and a reader of a stream report it.
+            Err(e) if no_record_there(&e, payload.is_empty()) => {
                 return Err(Error::at(
                     ErrorKind::CountMismatch {
                         declared: 1,
@@ -1597,7 +1596,7 @@ impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
                         self.index += 1;
                         return Some(Ok(value));
                     }
-                    Err(e) if !matches!(e.kind(), ErrorKind::UnexpectedEnd { .. }) => {
+                    Err(e) if !no_record_there(&e, at_eof) => {
                         self.done = true;
                         return Some(Err(e));
                     }
