@@ -227,7 +227,8 @@ pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>>(
     match T::deserialize(&mut *de) {
         Ok(value) => {
             if de.offset() == start {
-                zero_sized_record(de, index, base, start, zero_sized_left)?;
+                let limit = de.options().zero_sized_limit;
+                zero_sized_record(limit, index, base, start, zero_sized_left)?;
             }
             Ok(value)
         }
@@ -251,8 +252,8 @@ fn in_record(e: Error, base: u64, index: u64) -> Error {
 
 /// A record of no bytes: without a budget a huge count would loop.
 #[cold]
-fn zero_sized_record<'de, R: Read<'de>>(
-    de: &Deserializer<R>,
+fn zero_sized_record(
+    limit: u64,
     index: u64,
     base: u64,
     start: u64,
@@ -260,9 +261,7 @@ fn zero_sized_record<'de, R: Read<'de>>(
 ) -> Result<()> {
     if *zero_sized_left == 0 {
         return Err(Error::at(
-            ErrorKind::ZeroSizedLimit {
-                limit: de.options().zero_sized_limit,
-            },
+            ErrorKind::ZeroSizedLimit { limit },
             base.saturating_add(start),
         )
         .in_record(index));
@@ -348,57 +347,87 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
         self.de.read_ref().rest()
     }
 
-    /// At the end of the records: checks a frame's declarations. Returns
-    /// the error only, never a record, so that `next`'s fast path does not
-    /// share a stack slot for its record with this cold one.
-    #[cold]
-    #[inline(never)]
+    /// At the end of the records: checks a frame's declarations, and
+    /// finishes the iterator. Returns the error only, never a record, so
+    /// that `next`'s fast path does not share a stack slot for its record
+    /// with this cold one; and the cold part takes no reference to `self`,
+    /// so that the reader's position can stay in registers in the loop.
+    #[inline(always)]
     fn at_end(&mut self) -> Option<Error> {
         self.done = true;
-        let rest = self.rest().len() as u64;
-        let offset = self.base.saturating_add(self.de.offset());
-        match (self.count_left, self.declared_len) {
-            (Some(0), Some(declared)) if rest > 0 => Some(Error::at(
-                ErrorKind::PayloadLengthMismatch {
-                    declared,
-                    found: self.de.offset(),
-                },
-                offset,
-            )),
-            (Some(0), None) if rest > 0 => {
-                // A streamed frame: the trailer's length was checked, so the
-                // count is what is wrong. Count the records that are there,
-                // as a reader of a stream does before it meets the trailer.
-                let declared = self.index;
-                while !self.rest().is_empty() {
-                    if let Err(e) = read_record::<_, T>(
-                        &mut self.de,
-                        self.index,
-                        self.base,
-                        &mut self.zero_sized_left,
-                    ) {
-                        return Some(e);
-                    }
-                    self.index += 1;
-                }
-                Some(Error::at(
-                    ErrorKind::CountMismatch {
-                        declared,
-                        found: self.index,
-                    },
-                    self.base.saturating_add(self.de.offset()),
-                ))
-            }
-            (Some(left), _) if left > 0 => Some(Error::at(
-                ErrorKind::CountMismatch {
-                    declared: self.index + left,
-                    found: self.index,
-                },
-                offset,
-            )),
-            _ => None,
-        }
+        let (index, error) = end_of_records::<T>(
+            self.rest(),
+            self.de.offset(),
+            self.base,
+            self.index,
+            self.count_left,
+            self.declared_len,
+            *self.de.options(),
+            self.zero_sized_left,
+        );
+        self.index = index;
+        error
     }
+}
+
+/// What the end of a slice batch means: nothing, for a bare batch, or a
+/// frame's declared count or length that the records did not meet.
+/// `consumed` is how far the reader got, `rest` what it left; returns the
+/// record count at the end (a streamed frame's extra records are counted).
+#[allow(clippy::too_many_arguments)]
+#[cold]
+#[inline(never)]
+fn end_of_records<'de, T: Deserialize<'de>>(
+    rest: &'de [u8],
+    consumed: u64,
+    base: u64,
+    index: u64,
+    count_left: Option<u64>,
+    declared_len: Option<u64>,
+    options: Options,
+    mut zero_sized_left: u64,
+) -> (u64, Option<Error>) {
+    let offset = base.saturating_add(consumed);
+    let error = match (count_left, declared_len) {
+        (Some(0), Some(declared)) if !rest.is_empty() => Error::at(
+            ErrorKind::PayloadLengthMismatch {
+                declared,
+                found: consumed,
+            },
+            offset,
+        ),
+        (Some(0), None) if !rest.is_empty() => {
+            // A streamed frame: the trailer's length was checked, so the
+            // count is what is wrong. Count the records that are there,
+            // as a reader of a stream does before it meets the trailer.
+            let declared = index;
+            let mut index = index;
+            let mut de = Deserializer::with_options(SliceRead::new(rest), options);
+            while !de.read_ref().rest().is_empty() {
+                if let Err(e) = read_record::<_, T>(&mut de, index, offset, &mut zero_sized_left) {
+                    return (index, Some(e));
+                }
+                index += 1;
+            }
+            let error = Error::at(
+                ErrorKind::CountMismatch {
+                    declared,
+                    found: index,
+                },
+                offset.saturating_add(de.offset()),
+            );
+            return (index, Some(error));
+        }
+        (Some(left), _) if left > 0 => Error::at(
+            ErrorKind::CountMismatch {
+                declared: index + left,
+                found: index,
+            },
+            offset,
+        ),
+        _ => return (index, None),
+    };
+    (index, Some(error))
 }
 
 impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {

@@ -115,6 +115,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     /// [`ErrorKind::TrailingBytes`] if bytes remain;
     /// [`ErrorKind::ArrayCount`] or [`ErrorKind::DirectoryPosition`] if the
     /// values did not match the directory.
+    #[inline]
     pub fn end(&mut self) -> Result<()> {
         if let Some(dir) = &self.arrays.dir {
             let at = self.read.offset();
@@ -209,13 +210,11 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     }
 
     /// Counts an element that took no bytes against the budget.
-    #[cold]
+    #[inline(always)]
     fn charge_zero_sized(&mut self) -> Result<()> {
         if self.zero_sized_left == 0 {
-            return Err(Error::at(
-                ErrorKind::ZeroSizedLimit {
-                    limit: self.options.zero_sized_limit,
-                },
+            return Err(zero_sized_error(
+                self.options.zero_sized_limit,
                 self.read.offset(),
             ));
         }
@@ -234,15 +233,9 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         Ok(())
     }
 
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     fn depth_error(&self) -> Error {
-        Error::at(
-            ErrorKind::DepthLimit {
-                limit: self.options.max_depth,
-            },
-            self.read.offset(),
-        )
+        depth_error(self.options.max_depth, self.read.offset())
     }
 
     /// Runs `f` one nesting level deeper.
@@ -586,10 +579,34 @@ fn utf8(bytes: &[u8], start: u64) -> Result<&str> {
     })
 }
 
-// The error decorations below are out of line and cold on purpose: kept
-// inline, they made every field's success path too big for the compiler to
-// inline, and a struct of three floats cost a call per field (see
-// benches/compare.rs, the mesh dataset).
+// The error constructors and decorations below are out of line and cold,
+// and take scalars only, on purpose. A cold call that took the deserializer
+// by reference would make the compiler keep its position in memory, in every
+// loop that reads; inline, the decorations made every field's success path
+// too big for the compiler to inline, and a struct of three floats cost a
+// call per field (see benches/compare.rs, the mesh dataset).
+
+/// The zero-sized budget of a record is used up.
+#[cold]
+#[inline(never)]
+fn zero_sized_error(limit: u64, offset: u64) -> Error {
+    Error::at(ErrorKind::ZeroSizedLimit { limit }, offset)
+}
+
+/// A sequence, map or struct held a different number of values than its
+/// count or type says.
+#[cold]
+#[inline(never)]
+fn length_mismatch(declared: u64, actual: u64, offset: u64) -> Error {
+    Error::at(ErrorKind::LengthMismatch { declared, actual }, offset)
+}
+
+/// The nesting limit is reached.
+#[cold]
+#[inline(never)]
+fn depth_error(limit: u32, offset: u64) -> Error {
+    Error::at(ErrorKind::DepthLimit { limit }, offset)
+}
 
 /// Names the container an error passed through.
 #[cold]
@@ -694,15 +711,14 @@ impl<'a, 'de, R: Read<'de>> CountedAccess<'a, R> {
         }
     }
 
+    #[inline]
     fn finish(&self, count: u32) -> Result<()> {
         if self.left == 0 {
             return Ok(());
         }
-        Err(Error::at(
-            ErrorKind::LengthMismatch {
-                declared: count.into(),
-                actual: u64::from(count - self.left),
-            },
+        Err(length_mismatch(
+            count.into(),
+            u64::from(count - self.left),
             self.de.read.offset(),
         ))
     }

@@ -937,8 +937,11 @@ impl FrameOptions {
         self.single_record(payload.bytes, payload.offset)
     }
 
-    /// Reads the one record that must fill `payload` (at `offset`).
-    #[inline]
+    /// Reads the one record that must fill `payload` (at `offset`). Always
+    /// inlined, with its errors made out of line from scalars: a record
+    /// returned from a call comes back through memory, and for a small
+    /// record that costs more than reading it.
+    #[inline(always)]
     fn single_record<'de, T: Deserialize<'de>>(
         &self,
         payload: &'de [u8],
@@ -947,28 +950,11 @@ impl FrameOptions {
         let mut de = Deserializer::with_options(SliceRead::new(payload), self.options);
         let value = match T::deserialize(&mut de) {
             Ok(value) => value,
-            // An empty payload holds no record at all: the count is wrong,
-            // as a batch reader and a reader of a stream report it.
-            Err(e) if no_record_there(&e, payload.is_empty()) => {
-                return Err(Error::at(
-                    ErrorKind::CountMismatch {
-                        declared: 1,
-                        found: 0,
-                    },
-                    offset,
-                ));
-            }
-            Err(e) => return Err(flag_clear(e.shifted(offset).in_record(0))),
+            Err(e) => return Err(single_record_error(e, payload.is_empty(), offset)),
         };
         let used = de.offset();
         if used != payload.len() as u64 {
-            return Err(Error::at(
-                ErrorKind::PayloadLengthMismatch {
-                    declared: payload.len() as u64,
-                    found: used,
-                },
-                offset + used,
-            ));
+            return Err(payload_too_long(payload.len() as u64, used, offset));
         }
         Ok(value)
     }
@@ -1200,6 +1186,38 @@ fn flag_clear(e: Error) -> Error {
         );
     }
     e
+}
+
+/// The error of the record of a single-record frame whose payload starts
+/// at `offset`. An empty payload holds no record at all: the count is
+/// wrong, as a batch reader and a reader of a stream report it.
+#[cold]
+#[inline(never)]
+fn single_record_error(e: Error, payload_empty: bool, offset: u64) -> Error {
+    if no_record_there(&e, payload_empty) {
+        return Error::at(
+            ErrorKind::CountMismatch {
+                declared: 1,
+                found: 0,
+            },
+            offset,
+        );
+    }
+    flag_clear(e.shifted(offset).in_record(0))
+}
+
+/// A single record that ended after `used` of the payload's `declared`
+/// bytes (the payload starts at `offset`).
+#[cold]
+#[inline(never)]
+fn payload_too_long(declared: u64, used: u64, offset: u64) -> Error {
+    Error::at(
+        ErrorKind::PayloadLengthMismatch {
+            declared,
+            found: used,
+        },
+        offset + used,
+    )
 }
 
 /// The error of a single-record frame whose header (at byte 24) declares

@@ -85,6 +85,33 @@ pub trait Read<'de>: private::Sealed {
     fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>>;
 }
 
+/// An input cut short: `needed` bytes for `expected`, `available` there,
+/// at byte `offset`.
+#[cold]
+#[inline(never)]
+pub(crate) fn unexpected_end(
+    expected: &'static str,
+    needed: usize,
+    available: usize,
+    offset: u64,
+) -> Error {
+    Error::at(
+        ErrorKind::UnexpectedEnd {
+            expected,
+            needed: needed as u64,
+            available: available as u64,
+        },
+        offset,
+    )
+}
+
+/// `count` bytes left over after the record, at byte `offset`.
+#[cold]
+#[inline(never)]
+fn trailing_bytes(count: u64, offset: u64) -> Error {
+    Error::at(ErrorKind::TrailingBytes { count }, offset)
+}
+
 /// Reads from a byte slice; strings and byte strings borrow from it.
 #[derive(Debug)]
 pub struct SliceRead<'de> {
@@ -106,17 +133,13 @@ impl<'de> SliceRead<'de> {
         self.rest
     }
 
-    #[cold]
-    #[inline(never)]
+    /// The error for a read of `needed` bytes that found fewer. Inline, so
+    /// that only scalars go to the cold constructor: a call that took
+    /// `&self` would make the reader's position live in memory in every
+    /// loop that reads (the compiler must assume the call looks at it).
+    #[inline(always)]
     fn eof(&self, expected: &'static str, needed: usize) -> Error {
-        Error::at(
-            ErrorKind::UnexpectedEnd {
-                expected,
-                needed: needed as u64,
-                available: self.rest.len() as u64,
-            },
-            self.offset(),
-        )
+        unexpected_end(expected, needed, self.rest.len(), self.offset())
     }
 
     /// Takes `len` bytes, borrowed for `'de`.
@@ -172,16 +195,12 @@ impl<'de> Read<'de> for SliceRead<'de> {
         Ok(())
     }
 
+    #[inline]
     fn end(&mut self) -> Result<()> {
         if self.rest.is_empty() {
             Ok(())
         } else {
-            Err(Error::at(
-                ErrorKind::TrailingBytes {
-                    count: self.rest.len() as u64,
-                },
-                self.offset(),
-            ))
+            Err(trailing_bytes(self.rest.len() as u64, self.offset()))
         }
     }
 

@@ -725,6 +725,7 @@ fn lookup(id: TypeId) -> Option<Result<&'static Schema>> {
 ///
 /// # Errors
 /// As [`Tracer::trace`].
+#[inline]
 pub fn schema_of<'de, T: Deserialize<'de>>() -> Result<&'static Schema> {
     let id = typeid::of::<T>();
     if let Some((last, schema)) = LAST.with(Cell::get)
@@ -732,6 +733,15 @@ pub fn schema_of<'de, T: Deserialize<'de>>() -> Result<&'static Schema> {
     {
         return Ok(schema);
     }
+    schema_of_slow::<T>(id)
+}
+
+/// [`schema_of`] when this thread's last lookup was another type: the
+/// shared cache, or a trace. Out of line, so that a loop over frames of one
+/// type keeps only the thread-local check.
+#[cold]
+#[inline(never)]
+fn schema_of_slow<'de, T: Deserialize<'de>>(id: TypeId) -> Result<&'static Schema> {
     let found = match lookup(id) {
         Some(found) => found,
         None => {
