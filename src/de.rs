@@ -932,7 +932,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         if self.arrays.dir.is_none() {
             let tail = self.read.rest_of_input()?;
             match crate::directory::parse(&tail, start)? {
-                Some(dir) => self.arrays.dir = Some(dir),
+                Some(dir) => self.arrays.dir = Some(Box::new(dir)),
                 None => {
                     let found = if (tail.len() as u64) < TRAILER_LEN {
                         "fewer bytes"

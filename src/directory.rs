@@ -440,8 +440,11 @@ pub fn fetch_view<T: Element>(record: &[u8], index: usize) -> Result<ArrayView<'
 pub(crate) struct ArrayState {
     /// The input is exactly one record, so its end is the record's end.
     pub(crate) whole_record: bool,
-    /// The directory, once the first array was met.
-    pub(crate) dir: Option<Directory>,
+    /// The directory, once the first array was met. Boxed, so that
+    /// dropping a deserializer is one test of a pointer, inlined: the
+    /// compiler calls a larger drop out of line with the deserializer's
+    /// address, and then cannot keep the reader's position in registers.
+    pub(crate) dir: Option<Box<Directory>>,
     /// Index of the next array.
     pub(crate) next: usize,
 }
