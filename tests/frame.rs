@@ -254,6 +254,36 @@ fn streamed_rejections() {
     rejects(&b, "padding-nonzero", (t + 21) as u64);
 }
 
+/// A streamed frame whose trailer declares the wrong count: both readers
+/// name the declared count and the count of records actually there (the
+/// slice reader counts the records past the declared ones itself).
+#[test]
+fn streamed_count_mismatch_names_both_counts() {
+    let mut w = FrameOptions::new()
+        .batch_writer::<Point, _>(Vec::new())
+        .unwrap();
+    for p in pts(3) {
+        w.push(&p).unwrap();
+    }
+    let good = w.finish().unwrap();
+    let t = 64 + 24;
+    for declared in [1u8, 2, 4, 9] {
+        let mut b = good.clone();
+        b[t] = declared;
+        let (a, r) = first_errors(&b);
+        for e in [&a, &r] {
+            match e.kind() {
+                kiln::ErrorKind::CountMismatch {
+                    declared: d,
+                    found: f,
+                } => assert_eq!((*d, *f), (u64::from(declared), 3), "{e}"),
+                other => panic!("expected count-mismatch, got {other:?}"),
+            }
+            assert_eq!(e.offset(), Some(t as u64), "{e}");
+        }
+    }
+}
+
 #[test]
 fn single_record_readers_want_one_record() {
     let two = frame::batch_to_vec(&[P1, P2]).unwrap();
