@@ -214,8 +214,8 @@ impl<W: io::Write> BatchWriter<W> {
 /// index and offsets from the start of the whole input (`base` is where the
 /// reader's byte 0 sits in it).
 #[inline(always)]
-pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>>(
-    de: &mut Deserializer<R>,
+pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>, const D: bool>(
+    de: &mut Deserializer<R, D>,
     index: u64,
     base: u64,
     zero_sized_left: &mut u64,
@@ -272,7 +272,9 @@ fn zero_sized_record(
 
 /// Reads the records of a batch held in a byte slice; see [`from_slice`].
 pub struct SliceRecords<'de, T> {
-    de: Deserializer<SliceRead<'de>>,
+    /// Reads without detail; a record that fails is read again with detail
+    /// ([`record_error`]).
+    de: Deserializer<SliceRead<'de>, false>,
     index: u64,
     /// Offset of the slice in the whole input.
     base: u64,
@@ -326,7 +328,7 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
         declared_len: Option<u64>,
     ) -> Self {
         SliceRecords {
-            de: Deserializer::with_options(SliceRead::new(bytes), options),
+            de: Deserializer::undetailed(SliceRead::new(bytes), options),
             index: 0,
             base,
             zero_sized_left: options.zero_sized_limit,
@@ -370,6 +372,40 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
     }
 }
 
+/// The error of a record that failed without detail, found by reading it
+/// again with detail from where it began (`rest`, of an input of `len`
+/// bytes). Takes and
+/// returns plain values, so that `next`'s loop keeps its reader in
+/// registers. Should the second reading succeed, the record's
+/// `Deserialize` is not deterministic, and that is the error.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn record_error<'de, T: Deserialize<'de>>(
+    rest: &'de [u8],
+    len: usize,
+    options: Options,
+    index: u64,
+    base: u64,
+    mut zero_sized_left: u64,
+) -> Error {
+    let read = SliceRead::from_parts(rest, len);
+    let start = read.offset();
+    let mut de = Deserializer::with_options(read, options);
+    match read_record::<_, T, true>(&mut de, index, base, &mut zero_sized_left) {
+        Err(e) => e,
+        Ok(_) => Error::at(
+            ErrorKind::Custom(
+                "the record failed to decode, then decoded when read again: \
+                 its Deserialize implementation is not deterministic"
+                    .into(),
+            ),
+            base.saturating_add(start),
+        )
+        .in_record(index),
+    }
+}
+
 /// What the end of a slice batch means: nothing, for a bare batch, or a
 /// frame's declared count or length that the records did not meet.
 /// `consumed` is how far the reader got, `rest` what it left; returns the
@@ -404,7 +440,9 @@ fn end_of_records<'de, T: Deserialize<'de>>(
             let mut index = index;
             let mut de = Deserializer::with_options(SliceRead::new(rest), options);
             while !de.read_ref().rest().is_empty() {
-                if let Err(e) = read_record::<_, T>(&mut de, index, offset, &mut zero_sized_left) {
+                if let Err(e) =
+                    read_record::<_, T, true>(&mut de, index, offset, &mut zero_sized_left)
+                {
                     return (index, Some(e));
                 }
                 index += 1;
@@ -444,15 +482,14 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
         if self.count_left == Some(0) || (at_end && self.count_left.is_none()) {
             return self.at_end().map(Err);
         }
+        let (rest, len) = self.de.read_ref().parts();
+        let zero_sized_left = self.zero_sized_left;
         match read_record(
             &mut self.de,
             self.index,
             self.base,
             &mut self.zero_sized_left,
         ) {
-            // A declared count with the bytes used up: records of no bytes
-            // may still follow; anything else is a count too large.
-            Err(e) if no_record_there(&e, at_end) => self.at_end().map(Err),
             Ok(value) => {
                 self.index += 1;
                 if let Some(left) = &mut self.count_left {
@@ -460,7 +497,18 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
                 }
                 Some(Ok(value))
             }
-            Err(e) => {
+            Err(_) => {
+                // Read the record again, with detail, from where it began.
+                *self.de.read_mut() = SliceRead::from_parts(rest, len);
+                self.zero_sized_left = zero_sized_left;
+                let options = *self.de.options();
+                let e =
+                    record_error::<T>(rest, len, options, self.index, self.base, zero_sized_left);
+                // A declared count with the bytes used up: records of no
+                // bytes may still follow; anything else is a count too large.
+                if no_record_there(&e, at_end) {
+                    return self.at_end().map(Err);
+                }
                 self.done = true;
                 Some(Err(e))
             }

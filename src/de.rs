@@ -44,7 +44,21 @@ const IGNORED_ANY_FEATURES: &str = "serde::de::IgnoredAny and the skipping of un
 /// assert_eq!((a, b), (1, 2));
 /// # Ok::<(), kiln::Error>(())
 /// ```
-pub struct Deserializer<R> {
+///
+/// # Detail
+///
+/// `DETAILED` is `true` for every deserializer a caller makes: each error
+/// says what was expected, at which byte, in which field of which struct.
+/// Kiln's own slice entry points ([`crate::from_slice`], the batch and frame
+/// readers) first read with `DETAILED = false`. Every failure is then one
+/// and the same error, so the compiler can check and load a struct's fields
+/// together, as it would for a format without positions in its errors; and
+/// should that reading fail, they read the same bytes again with detail,
+/// for the error the caller gets. A `Deserialize` implementation therefore
+/// runs twice on input that fails. Should the second reading succeed (an
+/// implementation that is not deterministic), `from_slice` returns its
+/// value, and a batch reader refuses the record with an error that says so.
+pub struct Deserializer<R, const DETAILED: bool = true> {
     read: R,
     depth_left: u32,
     zero_sized_left: u64,
@@ -78,7 +92,22 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     }
 
     /// Reads from `read` with the given limits.
-    pub fn with_options(mut read: R, options: Options) -> Self {
+    pub fn with_options(read: R, options: Options) -> Self {
+        Self::build(read, options)
+    }
+}
+
+impl<'de, R: Read<'de>> Deserializer<R, false> {
+    /// A deserializer without detailed errors, for a first attempt that
+    /// is repeated with detail if it fails.
+    pub(crate) fn undetailed(read: R, options: Options) -> Self {
+        Self::build(read, options)
+    }
+}
+
+impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
+    #[inline]
+    fn build(mut read: R, options: Options) -> Self {
         read.set_byte_limit(options.byte_limit);
         Deserializer {
             read,
@@ -180,12 +209,38 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 
     #[inline]
     fn read_u8(&mut self, expected: &'static str) -> Result<u8> {
-        self.read.read_array::<1>(expected).map(|[b]| b)
+        self.read_fixed::<1>(expected).map(|[b]| b)
+    }
+
+    /// Reads `N` bytes; without detail, a short input is the one undetailed
+    /// error.
+    #[inline(always)]
+    fn read_fixed<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
+        if D {
+            self.read.read_array::<N>(expected)
+        } else {
+            self.read.read_array_quiet::<N>(expected)
+        }
+    }
+
+    /// Reads `len` bytes, borrowed where the input allows; without detail,
+    /// a short input is the one undetailed error.
+    #[inline(always)]
+    fn read_some<'s>(
+        &'s mut self,
+        len: usize,
+        expected: &'static str,
+    ) -> Result<Reference<'de, 's, [u8]>> {
+        if D {
+            self.read.read_bytes(len, expected)
+        } else {
+            self.read.read_bytes_quiet(len, expected)
+        }
     }
 
     #[inline]
     fn read_u32(&mut self, expected: &'static str) -> Result<u32> {
-        self.read.read_array::<4>(expected).map(u32::from_le_bytes)
+        self.read_fixed::<4>(expected).map(u32::from_le_bytes)
     }
 
     /// Reads a count and checks it against what the rest of the input can
@@ -197,8 +252,8 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         if let Some(remaining) = self.read.remaining() {
             let max = remaining.saturating_add(self.zero_sized_left);
             if u64::from(count) > max {
-                return Err(Error::at(
-                    ErrorKind::CountTooLarge {
+                return Err(fail::<D>(
+                    || ErrorKind::CountTooLarge {
                         count: count.into(),
                         max,
                     },
@@ -213,8 +268,9 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     #[inline(always)]
     fn charge_zero_sized(&mut self) -> Result<()> {
         if self.zero_sized_left == 0 {
-            return Err(zero_sized_error(
-                self.options.zero_sized_limit,
+            let limit = self.options.zero_sized_limit;
+            return Err(fail::<D>(
+                || ErrorKind::ZeroSizedLimit { limit },
                 self.read.offset(),
             ));
         }
@@ -235,7 +291,11 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 
     #[inline(always)]
     fn depth_error(&self) -> Error {
-        depth_error(self.options.max_depth, self.read.offset())
+        if D {
+            depth_error(self.options.max_depth, self.read.offset())
+        } else {
+            Error::undetailed()
+        }
     }
 
     /// Runs `f` one nesting level deeper.
@@ -258,7 +318,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     ) -> Result<(u64, Reference<'de, 's, [u8]>)> {
         let len = self.read_u32("count (u32)")? as usize;
         let start = self.read.offset();
-        Ok((start, self.read.read_bytes(len, expected)?))
+        Ok((start, self.read_some(len, expected)?))
     }
 
     /// The single-copy path: when `V` is serde's own visitor for `Vec<T>` of
@@ -321,8 +381,8 @@ impl<'de, R: Read<'de>> Deserializer<R> {
             };
             let value = visitor.visit_seq(access)?;
             if taken != len {
-                return Err(Error::at(
-                    ErrorKind::LengthMismatch {
+                return Err(fail::<D>(
+                    || ErrorKind::LengthMismatch {
                         declared: len as u64,
                         actual: taken as u64,
                     },
@@ -339,13 +399,14 @@ macro_rules! read_number {
         #[inline]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             const N: usize = std::mem::size_of::<$ty>();
-            let v = <$ty>::from_le_bytes(self.read.read_array::<N>(stringify!($ty))?);
-            visitor.$visit(v).map_err(|e: Error| e.or_offset(self.read.offset() - N as u64))
+            let v = <$ty>::from_le_bytes(self.read_fixed::<N>(stringify!($ty))?);
+            let offset = self.read.offset() - N as u64;
+            visitor.$visit(v).map_err(|e: Error| detail::<D>(e, |e| e.or_offset(offset)))
         }
     )*};
 }
 
-impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
+impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Deserializer<R, D> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
@@ -364,11 +425,11 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         let v = match self.read_u8("bool")? {
             0 => false,
             1 => true,
-            b => return Err(Error::at(ErrorKind::InvalidBool(b), offset)),
+            b => return Err(fail::<D>(|| ErrorKind::InvalidBool(b), offset)),
         };
         visitor
             .visit_bool(v)
-            .map_err(|e: Error| e.or_offset(offset))
+            .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(offset)))
     }
 
     read_number! {
@@ -393,8 +454,8 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         match char::from_u32(v) {
             Some(c) => visitor
                 .visit_char(c)
-                .map_err(|e: Error| e.or_offset(offset)),
-            None => Err(Error::at(ErrorKind::InvalidChar(v), offset)),
+                .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(offset))),
+            None => Err(fail::<D>(|| ErrorKind::InvalidChar(v), offset)),
         }
     }
 
@@ -402,10 +463,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let (start, bytes) = self.read_counted_bytes("string bytes")?;
         match bytes {
-            Reference::Borrowed(b) => visitor.visit_borrowed_str(utf8(b, start)?),
-            Reference::Copied(b) => visitor.visit_str(utf8(b, start)?),
+            Reference::Borrowed(b) => visitor.visit_borrowed_str(utf8::<D>(b, start)?),
+            Reference::Copied(b) => visitor.visit_str(utf8::<D>(b, start)?),
         }
-        .map_err(|e: Error| e.or_offset(start))
+        .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(start)))
     }
 
     #[inline]
@@ -420,7 +481,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
             Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
             Reference::Copied(b) => visitor.visit_bytes(b),
         }
-        .map_err(|e: Error| e.or_offset(start))
+        .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(start)))
     }
 
     #[inline]
@@ -443,17 +504,20 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         self.check_depth()?;
         let offset = self.read.offset();
         match self.read_u8("option tag")? {
-            0 => visitor.visit_none().map_err(|e: Error| e.or_offset(offset)),
+            0 => visitor
+                .visit_none()
+                .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(offset))),
             1 => self.nested(|de| visitor.visit_some(de)),
-            b => Err(Error::at(ErrorKind::InvalidOptionTag(b), offset)),
+            b => Err(fail::<D>(|| ErrorKind::InvalidOptionTag(b), offset)),
         }
     }
 
     #[inline]
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let offset = self.read.offset();
         visitor
             .visit_unit()
-            .map_err(|e: Error| e.or_offset(self.read.offset()))
+            .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(offset)))
     }
 
     #[inline]
@@ -475,7 +539,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
             return self.read_array(request, visitor);
         }
         self.nested(|de| visitor.visit_newtype_struct(de))
-            .map_err(|e| in_container(e, name))
+            .map_err(|e| detail::<D>(e, |e| in_container(e, name)))
     }
 
     #[inline]
@@ -501,7 +565,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         visitor: V,
     ) -> Result<V::Value> {
         self.visit_fixed(len, None, visitor)
-            .map_err(|e| in_container(e, name))
+            .map_err(|e| detail::<D>(e, |e| in_container(e, name)))
     }
 
     #[inline]
@@ -526,7 +590,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         visitor: V,
     ) -> Result<V::Value> {
         self.visit_fixed(fields.len(), Some(fields), visitor)
-            .map_err(|e| in_container(e, name))
+            .map_err(|e| detail::<D>(e, |e| in_container(e, name)))
     }
 
     #[inline]
@@ -537,7 +601,7 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
         visitor: V,
     ) -> Result<V::Value> {
         self.nested(|de| visitor.visit_enum(EnumAccess { de, name, variants }))
-            .map_err(|e| in_container(e, name))
+            .map_err(|e| detail::<D>(e, |e| in_container(e, name)))
     }
 
     fn deserialize_identifier<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
@@ -568,10 +632,10 @@ impl<'de, R: Read<'de>> de::Deserializer<'de> for &mut Deserializer<R> {
 /// Checks string bytes that begin at `start`; the error points at the
 /// first byte that is not valid UTF-8.
 #[inline]
-fn utf8(bytes: &[u8], start: u64) -> Result<&str> {
+fn utf8<const D: bool>(bytes: &[u8], start: u64) -> Result<&str> {
     std::str::from_utf8(bytes).map_err(|e| {
-        Error::at(
-            ErrorKind::InvalidUtf8 {
+        fail::<D>(
+            || ErrorKind::InvalidUtf8 {
                 valid_up_to: e.valid_up_to(),
             },
             start + e.valid_up_to() as u64,
@@ -586,11 +650,25 @@ fn utf8(bytes: &[u8], start: u64) -> Result<&str> {
 // too big for the compiler to inline, and a struct of three floats cost a
 // call per field (see benches/compare.rs, the mesh dataset).
 
-/// The zero-sized budget of a record is used up.
-#[cold]
-#[inline(never)]
-fn zero_sized_error(limit: u64, offset: u64) -> Error {
-    Error::at(ErrorKind::ZeroSizedLimit { limit }, offset)
+/// An error of `kind` at `offset`, in a deserializer with detailed
+/// errors. Without detail, every failure is the same undetailed error, so
+/// that all of a record's failure paths are one path: the compiler can then
+/// check a struct's fields against the input together, and load them
+/// together (see `Deserializer`'s documentation on detail).
+#[inline(always)]
+fn fail<const D: bool>(kind: impl FnOnce() -> ErrorKind, offset: u64) -> Error {
+    if D {
+        Error::at(kind(), offset)
+    } else {
+        Error::undetailed()
+    }
+}
+
+/// `e` with what `decorate` adds (a field, an index, an offset), in a
+/// deserializer with detailed errors; `e` as it is otherwise.
+#[inline(always)]
+fn detail<const D: bool>(e: Error, decorate: impl FnOnce(Error) -> Error) -> Error {
+    if D { decorate(e) } else { e }
 }
 
 /// A sequence, map or struct held a different number of values than its
@@ -653,8 +731,8 @@ fn field_error(
 }
 
 /// Elements of a sequence or entries of a map, behind a count.
-struct CountedAccess<'a, R> {
-    de: &'a mut Deserializer<R>,
+struct CountedAccess<'a, R, const D: bool> {
+    de: &'a mut Deserializer<R, D>,
     left: u32,
     index: u64,
     /// Offset at which the current map entry began.
@@ -664,7 +742,7 @@ struct CountedAccess<'a, R> {
     reserved: Option<u64>,
 }
 
-impl<'a, 'de, R: Read<'de>> CountedAccess<'a, R> {
+impl<'a, 'de, R: Read<'de>, const D: bool> CountedAccess<'a, R, D> {
     /// Starts reading `count` elements. Slices hint at most as many
     /// elements as bytes are left after the hints of the sequences around
     /// this one (each element takes a byte at least), so that serde's
@@ -672,7 +750,7 @@ impl<'a, 'de, R: Read<'de>> CountedAccess<'a, R> {
     /// claims nest. Streams give no hint: nothing is reserved on the word of
     /// the input.
     #[inline]
-    fn new(de: &'a mut Deserializer<R>, count: u32) -> Self {
+    fn new(de: &'a mut Deserializer<R, D>, count: u32) -> Self {
         let reserved = de
             .read
             .remaining()
@@ -716,6 +794,9 @@ impl<'a, 'de, R: Read<'de>> CountedAccess<'a, R> {
         if self.left == 0 {
             return Ok(());
         }
+        if !D {
+            return Err(Error::undetailed());
+        }
         Err(length_mismatch(
             count.into(),
             u64::from(count - self.left),
@@ -724,7 +805,7 @@ impl<'a, 'de, R: Read<'de>> CountedAccess<'a, R> {
     }
 }
 
-impl<'de, R: Read<'de>> de::SeqAccess<'de> for CountedAccess<'_, R> {
+impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for CountedAccess<'_, R, D> {
     type Error = Error;
 
     #[inline]
@@ -736,11 +817,11 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for CountedAccess<'_, R> {
         let start = self.de.read.offset();
         let value = seed
             .deserialize(&mut *self.de)
-            .map_err(|e: Error| element_error(e, start, self.index))?;
+            .map_err(|e: Error| detail::<D>(e, |e| element_error(e, start, self.index)))?;
         if self.de.read.offset() == start {
             self.de
                 .charge_zero_sized()
-                .map_err(|e| e.in_index(self.index))?;
+                .map_err(|e| detail::<D>(e, |e| e.in_index(self.index)))?;
         }
         self.arrived();
         self.index += 1;
@@ -753,7 +834,7 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for CountedAccess<'_, R> {
     }
 }
 
-impl<'de, R: Read<'de>> de::MapAccess<'de> for CountedAccess<'_, R> {
+impl<'de, R: Read<'de>, const D: bool> de::MapAccess<'de> for CountedAccess<'_, R, D> {
     type Error = Error;
 
     #[inline]
@@ -766,7 +847,7 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for CountedAccess<'_, R> {
         self.entry_start = start;
         seed.deserialize(&mut *self.de)
             .map(Some)
-            .map_err(|e: Error| entry_error(e, start, self.index))
+            .map_err(|e: Error| detail::<D>(e, |e| entry_error(e, start, self.index)))
     }
 
     #[inline]
@@ -774,11 +855,11 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for CountedAccess<'_, R> {
         let start = self.de.read.offset();
         let value = seed
             .deserialize(&mut *self.de)
-            .map_err(|e: Error| entry_error(e, start, self.index))?;
+            .map_err(|e: Error| detail::<D>(e, |e| entry_error(e, start, self.index)))?;
         if self.de.read.offset() == self.entry_start {
             self.de
                 .charge_zero_sized()
-                .map_err(|e| e.in_entry(self.index))?;
+                .map_err(|e| detail::<D>(e, |e| e.in_entry(self.index)))?;
         }
         self.arrived();
         self.index += 1;
@@ -792,8 +873,8 @@ impl<'de, R: Read<'de>> de::MapAccess<'de> for CountedAccess<'_, R> {
 }
 
 /// The values of a tuple, tuple struct or struct: a fixed number, no count.
-struct FixedAccess<'a, R> {
-    de: &'a mut Deserializer<R>,
+struct FixedAccess<'a, R, const D: bool> {
+    de: &'a mut Deserializer<R, D>,
     len: usize,
     index: usize,
     fields: Option<&'static [&'static str]>,
@@ -801,14 +882,14 @@ struct FixedAccess<'a, R> {
     taken: &'a mut usize,
 }
 
-impl<R> Drop for FixedAccess<'_, R> {
+impl<R, const D: bool> Drop for FixedAccess<'_, R, D> {
     #[inline(always)]
     fn drop(&mut self) {
         *self.taken = self.index;
     }
 }
 
-impl<'de, R: Read<'de>> de::SeqAccess<'de> for FixedAccess<'_, R> {
+impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for FixedAccess<'_, R, D> {
     type Error = Error;
 
     #[inline(always)]
@@ -827,7 +908,7 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for FixedAccess<'_, R> {
         let fields = self.fields;
         seed.deserialize(&mut *self.de)
             .map(Some)
-            .map_err(|e| field_error(e, start, fields, index))
+            .map_err(|e| detail::<D>(e, |e| field_error(e, start, fields, index)))
     }
 
     #[inline]
@@ -837,26 +918,27 @@ impl<'de, R: Read<'de>> de::SeqAccess<'de> for FixedAccess<'_, R> {
 }
 
 /// An enum: the variant index, then the payload.
-struct EnumAccess<'a, R> {
-    de: &'a mut Deserializer<R>,
+struct EnumAccess<'a, R, const D: bool> {
+    de: &'a mut Deserializer<R, D>,
     name: &'static str,
     variants: &'static [&'static str],
 }
 
-impl<'de, 'a, R: Read<'de>> de::EnumAccess<'de> for EnumAccess<'a, R> {
+impl<'de, 'a, R: Read<'de>, const D: bool> de::EnumAccess<'de> for EnumAccess<'a, R, D> {
     type Error = Error;
-    type Variant = VariantAccess<'a, R>;
+    type Variant = VariantAccess<'a, R, D>;
 
     #[inline]
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self::Variant)> {
         let offset = self.de.read.offset();
         let index = self.de.read_u32("variant index (u32)")?;
         let Some(&variant) = self.variants.get(index as usize) else {
-            return Err(Error::at(
-                ErrorKind::UnknownVariant {
-                    enum_name: self.name,
+            let (enum_name, variants) = (self.name, self.variants.len());
+            return Err(fail::<D>(
+                || ErrorKind::UnknownVariant {
+                    enum_name,
                     index,
-                    variants: self.variants.len(),
+                    variants,
                 },
                 offset,
             ));
@@ -864,7 +946,7 @@ impl<'de, 'a, R: Read<'de>> de::EnumAccess<'de> for EnumAccess<'a, R> {
         let de: de::value::U32Deserializer<Error> = index.into_deserializer();
         let value = seed
             .deserialize(de)
-            .map_err(|e: Error| e.or_offset(offset))?;
+            .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(offset)))?;
         Ok((
             value,
             VariantAccess {
@@ -876,12 +958,12 @@ impl<'de, 'a, R: Read<'de>> de::EnumAccess<'de> for EnumAccess<'a, R> {
 }
 
 /// The payload of the variant just read.
-struct VariantAccess<'a, R> {
-    de: &'a mut Deserializer<R>,
+struct VariantAccess<'a, R, const D: bool> {
+    de: &'a mut Deserializer<R, D>,
     variant: &'static str,
 }
 
-impl<'de, R: Read<'de>> de::VariantAccess<'de> for VariantAccess<'_, R> {
+impl<'de, R: Read<'de>, const D: bool> de::VariantAccess<'de> for VariantAccess<'_, R, D> {
     type Error = Error;
 
     #[inline]
@@ -893,14 +975,14 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for VariantAccess<'_, R> {
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
         let start = self.de.read.offset();
         seed.deserialize(&mut *self.de)
-            .map_err(|e: Error| in_variant(e.or_offset(start), self.variant))
+            .map_err(|e: Error| detail::<D>(e, |e| in_variant(e.or_offset(start), self.variant)))
     }
 
     #[inline]
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         self.de
             .visit_fixed(len, None, visitor)
-            .map_err(|e| in_variant(e, self.variant))
+            .map_err(|e| detail::<D>(e, |e| in_variant(e, self.variant)))
     }
 
     #[inline]
@@ -911,11 +993,11 @@ impl<'de, R: Read<'de>> de::VariantAccess<'de> for VariantAccess<'_, R> {
     ) -> Result<V::Value> {
         self.de
             .visit_fixed(fields.len(), Some(fields), visitor)
-            .map_err(|e| in_variant(e, self.variant))
+            .map_err(|e| detail::<D>(e, |e| in_variant(e, self.variant)))
     }
 }
 
-impl<'de, R: Read<'de>> Deserializer<R> {
+impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
     /// Reads an array: checks it against the directory (loaded and
     /// validated from the record's end at the first array), checks the
     /// padding, and hands the block to the visitor.

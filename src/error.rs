@@ -659,6 +659,19 @@ impl Error {
         })))
     }
 
+    /// The error of a deserializer without detail (see
+    /// [`Deserializer`](crate::Deserializer)): only says that decoding
+    /// failed. Kiln decodes again with detail before an error reaches the
+    /// caller, so no caller ever sees this one. One function with no
+    /// arguments, so that every failure site calls it the same way.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn undetailed() -> Self {
+        Error::new(ErrorKind::Custom(
+            "decoding failed (undetailed; decode again with detailed errors)".into(),
+        ))
+    }
+
     /// An error of `kind` with no position (encoding errors).
     #[cold]
     pub(crate) fn new(kind: ErrorKind) -> Self {

@@ -947,6 +947,28 @@ impl FrameOptions {
         payload: &'de [u8],
         offset: u64,
     ) -> Result<T> {
+        // First without detail, which is faster; a failure is read again
+        // with detail, to say what and where.
+        let mut de = Deserializer::undetailed(SliceRead::new(payload), self.options);
+        let value = match T::deserialize(&mut de) {
+            Ok(value) => value,
+            Err(_) => return self.single_record_detailed(payload, offset),
+        };
+        let used = de.offset();
+        if used != payload.len() as u64 {
+            return Err(payload_too_long(payload.len() as u64, used, offset));
+        }
+        Ok(value)
+    }
+
+    /// [`FrameOptions::single_record`] with detailed errors.
+    #[cold]
+    #[inline(never)]
+    fn single_record_detailed<'de, T: Deserialize<'de>>(
+        &self,
+        payload: &'de [u8],
+        offset: u64,
+    ) -> Result<T> {
         let mut de = Deserializer::with_options(SliceRead::new(payload), self.options);
         let value = match T::deserialize(&mut de) {
             Ok(value) => value,

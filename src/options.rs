@@ -82,6 +82,21 @@ impl Options {
     /// # Errors
     /// As [`crate::from_slice`].
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+        // First without detail, which is faster; a failure is read again
+        // with detail, to say what and where.
+        let mut de = Deserializer::undetailed(SliceRead::new(bytes), *self).whole_record();
+        if let Ok(value) = T::deserialize(&mut de)
+            && de.end().is_ok()
+        {
+            return Ok(value);
+        }
+        self.detailed_from_slice(bytes)
+    }
+
+    /// [`Options::from_slice`] with detailed errors.
+    #[cold]
+    #[inline(never)]
+    fn detailed_from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         let mut de = Deserializer::with_options(SliceRead::new(bytes), *self).whole_record();
         let value = T::deserialize(&mut de)?;
         de.end()?;
@@ -93,6 +108,20 @@ impl Options {
     /// # Errors
     /// As [`crate::take_from_slice`].
     pub fn take_from_slice<'de, T: Deserialize<'de>>(
+        &self,
+        bytes: &'de [u8],
+    ) -> Result<(T, &'de [u8])> {
+        let mut de = Deserializer::undetailed(SliceRead::new(bytes), *self);
+        match T::deserialize(&mut de) {
+            Ok(value) => Ok((value, de.into_read().rest())),
+            Err(_) => self.take_detailed_from_slice(bytes),
+        }
+    }
+
+    /// [`Options::take_from_slice`] with detailed errors.
+    #[cold]
+    #[inline(never)]
+    fn take_detailed_from_slice<'de, T: Deserialize<'de>>(
         &self,
         bytes: &'de [u8],
     ) -> Result<(T, &'de [u8])> {

@@ -60,6 +60,26 @@ pub trait Read<'de>: private::Sealed {
         expected: &'static str,
     ) -> Result<Reference<'de, 's, [u8]>>;
 
+    /// [`Read::read_array`] whose failure is [`Error::undetailed`] where
+    /// the reader can say nothing more than "too short" (slices); streams,
+    /// whose failures can be I/O errors, give the detailed error.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn read_array_quiet<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
+        self.read_array(expected)
+    }
+
+    /// [`Read::read_bytes`], failing as [`Read::read_array_quiet`] does.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn read_bytes_quiet<'s>(
+        &'s mut self,
+        len: usize,
+        expected: &'static str,
+    ) -> Result<Reference<'de, 's, [u8]>> {
+        self.read_bytes(len, expected)
+    }
+
     /// Fills `dst` entirely.
     #[doc(hidden)]
     fn read_into(&mut self, dst: &mut [u8], expected: &'static str) -> Result<()>;
@@ -113,7 +133,7 @@ fn trailing_bytes(count: u64, offset: u64) -> Error {
 }
 
 /// Reads from a byte slice; strings and byte strings borrow from it.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct SliceRead<'de> {
     rest: &'de [u8],
     len: usize,
@@ -131,6 +151,19 @@ impl<'de> SliceRead<'de> {
     /// The bytes not read yet.
     pub fn rest(&self) -> &'de [u8] {
         self.rest
+    }
+
+    /// The reader's state as plain values: the bytes not read yet, and the
+    /// length of the whole input. [`SliceRead::from_parts`] puts it back.
+    #[inline(always)]
+    pub(crate) fn parts(&self) -> (&'de [u8], usize) {
+        (self.rest, self.len)
+    }
+
+    /// A reader in the state that [`SliceRead::parts`] returned.
+    #[inline(always)]
+    pub(crate) fn from_parts(rest: &'de [u8], len: usize) -> Self {
+        SliceRead { rest, len }
     }
 
     /// The error for a read of `needed` bytes that found fewer. Inline, so
@@ -186,6 +219,32 @@ impl<'de> Read<'de> for SliceRead<'de> {
         expected: &'static str,
     ) -> Result<Reference<'de, 's, [u8]>> {
         self.take(len, expected).map(Reference::Borrowed)
+    }
+
+    #[inline(always)]
+    fn read_array_quiet<const N: usize>(&mut self, _expected: &'static str) -> Result<[u8; N]> {
+        match self.rest.split_first_chunk::<N>() {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(*head)
+            }
+            None => Err(Error::undetailed()),
+        }
+    }
+
+    #[inline(always)]
+    fn read_bytes_quiet<'s>(
+        &'s mut self,
+        len: usize,
+        _expected: &'static str,
+    ) -> Result<Reference<'de, 's, [u8]>> {
+        match self.rest.split_at_checked(len) {
+            Some((head, tail)) => {
+                self.rest = tail;
+                Ok(Reference::Borrowed(head))
+            }
+            None => Err(Error::undetailed()),
+        }
     }
 
     #[inline]
