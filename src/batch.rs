@@ -374,13 +374,11 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
 
 /// The error of a record that failed without detail, found by reading it
 /// again with detail from where it began (`rest`, of an input of `len`
-/// bytes). Takes and
-/// returns plain values, so that `next`'s loop keeps its reader in
-/// registers. Should the second reading succeed, the record's
+/// bytes). Takes and returns plain values, so that `next`'s loop keeps its
+/// reader in registers. Should the second reading succeed, the record's
 /// `Deserialize` is not deterministic, and that is the error.
 #[cold]
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 fn record_error<'de, T: Deserialize<'de>>(
     rest: &'de [u8],
     len: usize,
