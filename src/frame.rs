@@ -949,16 +949,11 @@ impl FrameOptions {
     ) -> Result<T> {
         // First without detail, which is faster; a failure is read again
         // with detail, to say what and where.
-        let mut de = Deserializer::undetailed(SliceRead::new(payload), self.options);
-        let value = match T::deserialize(&mut de) {
-            Ok(value) => value,
-            Err(_) => return self.single_record_detailed(payload, offset),
-        };
-        let used = de.offset();
-        if used != payload.len() as u64 {
-            return Err(payload_too_long(payload.len() as u64, used, offset));
+        let quick = Deserializer::undetailed(SliceRead::new(payload), self.options);
+        match read_single(quick, payload, offset) {
+            Ok(value) => Ok(value),
+            Err(_) => self.single_record_detailed(payload, offset),
         }
-        Ok(value)
     }
 
     /// [`FrameOptions::single_record`] with detailed errors.
@@ -969,16 +964,8 @@ impl FrameOptions {
         payload: &'de [u8],
         offset: u64,
     ) -> Result<T> {
-        let mut de = Deserializer::with_options(SliceRead::new(payload), self.options);
-        let value = match T::deserialize(&mut de) {
-            Ok(value) => value,
-            Err(e) => return Err(single_record_error(e, payload.is_empty(), offset)),
-        };
-        let used = de.offset();
-        if used != payload.len() as u64 {
-            return Err(payload_too_long(payload.len() as u64, used, offset));
-        }
-        Ok(value)
+        let de = Deserializer::with_options(SliceRead::new(payload), self.options);
+        read_single(de, payload, offset)
     }
 
     /// Reads the record of a frame with the DIRECTORY flag, which fills
@@ -1208,6 +1195,22 @@ fn flag_clear(e: Error) -> Error {
         );
     }
     e
+}
+
+/// The one record that must fill `payload` (at `offset`), read by `de`.
+#[inline(always)]
+fn read_single<'de, T: Deserialize<'de>, const D: bool>(
+    mut de: Deserializer<SliceRead<'de>, D>,
+    payload: &'de [u8],
+    offset: u64,
+) -> Result<T> {
+    let value =
+        T::deserialize(&mut de).map_err(|e| single_record_error(e, payload.is_empty(), offset))?;
+    let used = de.offset();
+    if used != payload.len() as u64 {
+        return Err(payload_too_long(payload.len() as u64, used, offset));
+    }
+    Ok(value)
 }
 
 /// The error of the record of a single-record frame whose payload starts

@@ -84,23 +84,18 @@ impl Options {
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         // First without detail, which is faster; a failure is read again
         // with detail, to say what and where.
-        let mut de = Deserializer::undetailed(SliceRead::new(bytes), *self).whole_record();
-        if let Ok(value) = T::deserialize(&mut de)
-            && de.end().is_ok()
-        {
-            return Ok(value);
+        let quick = Deserializer::undetailed(SliceRead::new(bytes), *self).whole_record();
+        match whole_input(quick) {
+            Ok(value) => Ok(value),
+            Err(_) => self.detailed_from_slice(bytes),
         }
-        self.detailed_from_slice(bytes)
     }
 
     /// [`Options::from_slice`] with detailed errors.
     #[cold]
     #[inline(never)]
     fn detailed_from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        let mut de = Deserializer::with_options(SliceRead::new(bytes), *self).whole_record();
-        let value = T::deserialize(&mut de)?;
-        de.end()?;
-        Ok(value)
+        whole_input(Deserializer::with_options(SliceRead::new(bytes), *self).whole_record())
     }
 
     /// [`crate::take_from_slice`] with these limits.
@@ -111,9 +106,8 @@ impl Options {
         &self,
         bytes: &'de [u8],
     ) -> Result<(T, &'de [u8])> {
-        let mut de = Deserializer::undetailed(SliceRead::new(bytes), *self);
-        match T::deserialize(&mut de) {
-            Ok(value) => Ok((value, de.into_read().rest())),
+        match front_of_input(Deserializer::undetailed(SliceRead::new(bytes), *self)) {
+            Ok(taken) => Ok(taken),
             Err(_) => self.take_detailed_from_slice(bytes),
         }
     }
@@ -125,9 +119,7 @@ impl Options {
         &self,
         bytes: &'de [u8],
     ) -> Result<(T, &'de [u8])> {
-        let mut de = Deserializer::with_options(SliceRead::new(bytes), *self);
-        let value = T::deserialize(&mut de)?;
-        Ok((value, de.into_read().rest()))
+        front_of_input(Deserializer::with_options(SliceRead::new(bytes), *self))
     }
 
     /// [`crate::from_reader`] with these limits.
@@ -140,4 +132,23 @@ impl Options {
         de.end()?;
         Ok(value)
     }
+}
+
+/// One value that is the whole input of `de`.
+#[inline(always)]
+fn whole_input<'de, T: Deserialize<'de>, const D: bool>(
+    mut de: Deserializer<SliceRead<'de>, D>,
+) -> Result<T> {
+    let value = T::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// One value from the front of `de`'s input, and the bytes after it.
+#[inline(always)]
+fn front_of_input<'de, T: Deserialize<'de>, const D: bool>(
+    mut de: Deserializer<SliceRead<'de>, D>,
+) -> Result<(T, &'de [u8])> {
+    let value = T::deserialize(&mut de)?;
+    Ok((value, de.into_read().rest()))
 }
