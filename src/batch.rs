@@ -212,19 +212,26 @@ impl<W: io::Write> BatchWriter<W> {
 
 /// Reads one record, with fresh per-record budgets; errors carry the record
 /// index and offsets from the start of the whole input (`base` is where the
-/// reader's byte 0 sits in it).
+/// reader's byte 0 sits in it). Readers of streams pass `last_len`, what
+/// the last record took, and the record is first tried on the bytes
+/// already buffered (see [`Deserializer::deserialize_next`]).
 #[inline(always)]
 pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>, const D: bool>(
     de: &mut Deserializer<R, D>,
     index: u64,
     base: u64,
     zero_sized_left: &mut u64,
+    last_len: Option<&mut usize>,
 ) -> Result<T> {
     de.reset_budgets();
     let start = de.offset();
     let limit = de.options().byte_limit;
     de.read_mut().set_byte_limit(start.saturating_add(limit));
-    match T::deserialize(&mut *de) {
+    let value = match last_len {
+        Some(last_len) => de.deserialize_next(last_len),
+        None => T::deserialize(&mut *de),
+    };
+    match value {
         Ok(value) => {
             if de.offset() == start {
                 let limit = de.options().zero_sized_limit;
@@ -390,7 +397,7 @@ fn record_error<'de, T: Deserialize<'de>>(
     let read = SliceRead::from_parts(rest, len);
     let start = read.offset();
     let mut de = Deserializer::with_options(read, options);
-    match read_record::<_, T, true>(&mut de, index, base, &mut zero_sized_left) {
+    match read_record::<_, T, true>(&mut de, index, base, &mut zero_sized_left, None) {
         Err(e) => e,
         Ok(_) => Error::at(
             ErrorKind::Custom(
@@ -439,7 +446,7 @@ fn end_of_records<'de, T: Deserialize<'de>>(
             let mut de = Deserializer::with_options(SliceRead::new(rest), options);
             while !de.read_ref().rest().is_empty() {
                 if let Err(e) =
-                    read_record::<_, T, true>(&mut de, index, offset, &mut zero_sized_left)
+                    read_record::<_, T, true>(&mut de, index, offset, &mut zero_sized_left, None)
                 {
                     return (index, Some(e));
                 }
@@ -487,6 +494,7 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
             self.index,
             self.base,
             &mut self.zero_sized_left,
+            None,
         ) {
             Ok(value) => {
                 self.index += 1;
@@ -536,6 +544,8 @@ pub struct ReaderRecords<R, T> {
     de: Deserializer<IoRead<R>>,
     index: u64,
     zero_sized_left: u64,
+    /// Bytes the last record took.
+    last_len: usize,
     done: bool,
     marker: PhantomData<fn() -> T>,
 }
@@ -575,6 +585,7 @@ pub fn from_reader_with<T: DeserializeOwned, R: io::Read>(
         de: Deserializer::with_options(IoRead::new(reader), options),
         index: 0,
         zero_sized_left: options.zero_sized_limit,
+        last_len: 0,
         done: false,
         marker: PhantomData,
     }
@@ -605,7 +616,13 @@ impl<R: io::Read, T: DeserializeOwned> Iterator for ReaderRecords<R, T> {
                 return Some(Err(e.in_record(self.index)));
             }
         }
-        match read_record(&mut self.de, self.index, 0, &mut self.zero_sized_left) {
+        match read_record(
+            &mut self.de,
+            self.index,
+            0,
+            &mut self.zero_sized_left,
+            Some(&mut self.last_len),
+        ) {
             Ok(value) => {
                 self.index += 1;
                 Some(Ok(value))

@@ -13,7 +13,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use crate::block::{self, Element};
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
-use crate::read::{IoRead, Read, Reference, SliceRead};
+use crate::read::{IoRead, Read, Reference, SliceRead, WindowRead};
 
 /// What `deserialize_any` users should know.
 const ANY_FEATURES: &str = "#[serde(untagged)] enums, internally or adjacently tagged enums \
@@ -58,6 +58,17 @@ const IGNORED_ANY_FEATURES: &str = "serde::de::IgnoredAny and the skipping of un
 /// runs twice on input that fails. Should the second reading succeed (an
 /// implementation that is not deterministic), `from_slice` returns its
 /// value, and a batch reader refuses the record with an error that says so.
+///
+/// A stream cannot be read twice, but the bytes it has buffered can. Every
+/// element of a sequence and every entry of a map that serde's own
+/// collections ask for is first read without detail from the bytes already
+/// in [`IoRead`]'s buffer, as from a slice. An element that runs past them
+/// (or fails, or takes no bytes) is then read from the stream with detail,
+/// from the same first byte, and the stream refills the buffer as it goes.
+/// A window shorter than the last element is not tried at all, so elements
+/// larger than the buffer are not read twice each. From a stream too, then,
+/// a `Deserialize` runs twice on an element that fails, and once or twice
+/// on one that straddles the end of the buffer.
 pub struct Deserializer<R, const DETAILED: bool = true> {
     read: R,
     depth_left: u32,
@@ -197,6 +208,68 @@ impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
     /// The limits in force.
     pub fn options(&self) -> &Options {
         &self.options
+    }
+
+    /// An undetailed deserializer over a stream's buffered `window`, at
+    /// this one's depth and with what is left of its budgets.
+    #[inline(always)]
+    fn on_window<'w>(&self, window: &'w [u8]) -> Deserializer<WindowRead<'w>, false> {
+        Deserializer {
+            read: WindowRead::new(window),
+            depth_left: self.depth_left,
+            zero_sized_left: self.zero_sized_left,
+            reserved: 0,
+            options: self.options,
+            arrays: Default::default(),
+        }
+    }
+
+    /// Streams only: reads a value from the bytes already buffered, as
+    /// from a slice and without detail, so that the compiler can keep the
+    /// position in a register and check a struct's fields together.
+    /// Returns the value and the bytes it took; `None`, having consumed
+    /// nothing, if the value runs past the window, is bad, or takes no
+    /// bytes, and the caller then reads it from the stream with detail.
+    /// A window shorter than `at_least` (what the last value took) is not
+    /// tried: values larger than the buffer are then read from the stream
+    /// without a failed attempt each time.
+    #[inline]
+    fn read_buffered<T>(
+        &mut self,
+        at_least: usize,
+        read: impl FnOnce(&mut Deserializer<WindowRead<'_>, false>) -> Result<T>,
+    ) -> Option<(T, usize)> {
+        let window = self.read.buffered_window()?;
+        if window.len() < at_least.max(1) {
+            return None;
+        }
+        let mut quick = self.on_window(window);
+        let value = read(&mut quick).ok()?;
+        let used = quick.read.offset() as usize;
+        if used == 0 {
+            return None;
+        }
+        self.zero_sized_left = quick.zero_sized_left;
+        self.read.consume_window(used);
+        Some((value, used))
+    }
+
+    /// Reads one value; from a stream, from its buffered bytes first (see
+    /// [`Deserializer::read_buffered`]). `last_len` is what the last value
+    /// took, and is updated. For the readers of records back to back.
+    #[inline]
+    pub(crate) fn deserialize_next<T: de::Deserialize<'de>>(
+        &mut self,
+        last_len: &mut usize,
+    ) -> Result<T> {
+        if D && let Some((value, used)) = self.read_buffered(*last_len, |de| T::deserialize(de)) {
+            *last_len = used;
+            return Ok(value);
+        }
+        let start = self.read.offset();
+        let value = T::deserialize(&mut *self)?;
+        *last_len = usize::try_from(self.read.offset() - start).unwrap_or(usize::MAX);
+        Ok(value)
     }
 
     /// Resets the per-record budgets (depth, zero-sized elements) so that
@@ -737,6 +810,9 @@ struct CountedAccess<'a, R, const D: bool> {
     index: u64,
     /// Offset at which the current map entry began.
     entry_start: u64,
+    /// Bytes the last element took: a stream's window shorter than this is
+    /// not tried (see [`CountedAccess::read_buffered`]).
+    last_len: usize,
     /// The size hint given to serde and not used up yet; `None` for
     /// streams, which give no hint.
     reserved: Option<u64>,
@@ -761,8 +837,21 @@ impl<'a, 'de, R: Read<'de>, const D: bool> CountedAccess<'a, R, D> {
             left: count,
             index: 0,
             entry_start: 0,
+            last_len: 0,
             reserved,
         }
+    }
+
+    /// [`Deserializer::read_buffered`] for the next element, with the
+    /// last element's length as the shortest window worth trying.
+    #[inline]
+    fn read_buffered<T>(
+        &mut self,
+        read: impl FnOnce(&mut Deserializer<WindowRead<'_>, false>) -> Result<T>,
+    ) -> Option<T> {
+        let (value, used) = self.de.read_buffered(self.last_len, read)?;
+        self.last_len = used;
+        Some(value)
     }
 
     #[inline]
@@ -818,14 +907,33 @@ impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for CountedAccess<'_, 
         let value = seed
             .deserialize(&mut *self.de)
             .map_err(|e: Error| detail::<D>(e, |e| element_error(e, start, self.index)))?;
-        if self.de.read.offset() == start {
+        let end = self.de.read.offset();
+        if end == start {
             self.de
                 .charge_zero_sized()
                 .map_err(|e| detail::<D>(e, |e| e.in_index(self.index)))?;
         }
+        self.last_len = usize::try_from(end - start).unwrap_or(usize::MAX);
         self.arrived();
         self.index += 1;
         Ok(Some(value))
+    }
+
+    /// serde's own sequences (`Vec<T>`, sets, ...) come here. From a
+    /// stream, each element is tried on the buffered window first
+    /// ([`CountedAccess::read_buffered`]); everything else goes on to
+    /// [`next_element_seed`](de::SeqAccess::next_element_seed).
+    #[inline]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
+        if D && self.left > 0
+            && let Some(value) = self.read_buffered(|de| T::deserialize(de))
+        {
+            self.left -= 1;
+            self.arrived();
+            self.index += 1;
+            return Ok(Some(value));
+        }
+        self.next_element_seed(std::marker::PhantomData)
     }
 
     #[inline]
@@ -856,14 +964,39 @@ impl<'de, R: Read<'de>, const D: bool> de::MapAccess<'de> for CountedAccess<'_, 
         let value = seed
             .deserialize(&mut *self.de)
             .map_err(|e: Error| detail::<D>(e, |e| entry_error(e, start, self.index)))?;
-        if self.de.read.offset() == self.entry_start {
+        let end = self.de.read.offset();
+        if end == self.entry_start {
             self.de
                 .charge_zero_sized()
                 .map_err(|e| detail::<D>(e, |e| e.in_entry(self.index)))?;
         }
+        self.last_len = usize::try_from(end - self.entry_start).unwrap_or(usize::MAX);
         self.arrived();
         self.index += 1;
         Ok(value)
+    }
+
+    /// serde's own maps come here. From a stream, each entry is tried on
+    /// the buffered window first, as sequence elements are.
+    #[inline]
+    fn next_entry<K, V>(&mut self) -> Result<Option<(K, V)>>
+    where
+        K: de::Deserialize<'de>,
+        V: de::Deserialize<'de>,
+    {
+        if D && self.left > 0
+            && let Some(entry) =
+                self.read_buffered(|de| Ok((K::deserialize(&mut *de)?, V::deserialize(de)?)))
+        {
+            self.left -= 1;
+            self.arrived();
+            self.index += 1;
+            return Ok(Some(entry));
+        }
+        match self.next_key()? {
+            Some(key) => Ok(Some((key, self.next_value()?))),
+            None => Ok(None),
+        }
     }
 
     #[inline]

@@ -1127,6 +1127,7 @@ impl FrameOptions {
             header,
             index: 0,
             zero_sized_left: self.options.zero_sized_limit,
+            last_len: 0,
             done: false,
             marker: std::marker::PhantomData,
         })
@@ -1499,6 +1500,8 @@ pub struct FramedReaderRecords<R, T> {
     base: u64,
     index: u64,
     zero_sized_left: u64,
+    /// Bytes the last record took.
+    last_len: usize,
     done: bool,
     marker: std::marker::PhantomData<fn() -> T>,
 }
@@ -1634,6 +1637,7 @@ impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
                     self.index,
                     self.base,
                     &mut self.zero_sized_left,
+                    Some(&mut self.last_len),
                 ) {
                     Ok(value) => {
                         self.index += 1;
@@ -1654,6 +1658,7 @@ impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
             self.index,
             self.base,
             &mut self.zero_sized_left,
+            Some(&mut self.last_len),
         ) {
             Ok(value) => {
                 self.index += 1;

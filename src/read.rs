@@ -103,6 +103,23 @@ pub trait Read<'de>: private::Sealed {
     /// read the rest of the stream into memory, within the byte limit.
     #[doc(hidden)]
     fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>>;
+
+    /// Streams: the bytes already buffered that may be read now (within
+    /// the byte limit), without asking the stream for more. A sequence
+    /// tries each element on this window first, as a slice (see
+    /// [`WindowRead`]). `None` for slices, which are read as slices already.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn buffered_window(&self) -> Option<&[u8]> {
+        None
+    }
+
+    /// Consumes the first `n` bytes of [`Read::buffered_window`].
+    #[doc(hidden)]
+    #[inline(always)]
+    fn consume_window(&mut self, n: usize) {
+        let _ = n;
+    }
 }
 
 /// An input cut short: `needed` bytes for `expected`, `available` there,
@@ -274,6 +291,81 @@ impl<'de> Read<'de> for SliceRead<'de> {
     }
 }
 
+/// The bytes a stream has buffered, read as a slice on a first attempt
+/// without detail (see [`Read::buffered_window`]). Every read fails
+/// without detail, detailed or "quiet".
+///
+/// Values are copied out ([`Reference::Copied`]), as from the stream, so
+/// the window can serve any `'de`. Everything that needs more than the
+/// window (the array directory, the end of the input) fails with
+/// [`Error::undetailed`], and the element is then read from the stream
+/// itself, with detail; so does an element that runs past the window.
+pub(crate) struct WindowRead<'w> {
+    inner: SliceRead<'w>,
+}
+
+impl<'w> WindowRead<'w> {
+    #[inline(always)]
+    pub(crate) fn new(window: &'w [u8]) -> Self {
+        WindowRead {
+            inner: SliceRead::new(window),
+        }
+    }
+}
+
+impl private::Sealed for WindowRead<'_> {}
+
+impl<'de> Read<'de> for WindowRead<'_> {
+    #[inline(always)]
+    fn offset(&self) -> u64 {
+        self.inner.offset()
+    }
+
+    #[inline(always)]
+    fn remaining(&self) -> Option<u64> {
+        self.inner.remaining()
+    }
+
+    #[inline(always)]
+    fn read_array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
+        self.inner.read_array_quiet(expected)
+    }
+
+    #[inline(always)]
+    fn read_bytes<'s>(
+        &'s mut self,
+        len: usize,
+        expected: &'static str,
+    ) -> Result<Reference<'de, 's, [u8]>> {
+        match self.inner.read_bytes_quiet(len, expected)? {
+            Reference::Borrowed(b) | Reference::Copied(b) => Ok(Reference::Copied(b)),
+        }
+    }
+
+    #[inline]
+    fn read_into(&mut self, dst: &mut [u8], expected: &'static str) -> Result<()> {
+        let Reference::Borrowed(src) = self.inner.read_bytes_quiet(dst.len(), expected)? else {
+            return Err(Error::undetailed());
+        };
+        dst.copy_from_slice(src);
+        Ok(())
+    }
+
+    fn end(&mut self) -> Result<()> {
+        Err(Error::undetailed())
+    }
+
+    fn set_byte_limit(&mut self, _limit: u64) {}
+
+    fn check_byte_limit(&self, _len: u64) -> Result<()> {
+        Ok(())
+    }
+
+    fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>> {
+        Err(Error::undetailed())
+    }
+}
+
 /// Size of [`IoRead`]'s internal buffer, and the most it asks of the
 /// underlying reader at once.
 const IO_BUFFER: usize = 8 * 1024;
@@ -287,6 +379,12 @@ const IO_BUFFER: usize = 8 * 1024;
 ///
 /// The buffer reads ahead, so bytes after the record may have been taken
 /// from the underlying reader; [`IoRead::buffered`] returns them.
+///
+/// The elements of a sequence are read from the buffer as from a slice
+/// when they are wholly in it, and from the stream otherwise (see
+/// [`Deserializer`](crate::Deserializer), "Detail"): nothing is read from
+/// the underlying reader before the deserializer needs it, so a reader
+/// that blocks until its peer sends more is never asked early.
 pub struct IoRead<R> {
     reader: R,
     buf: Box<[u8]>,
@@ -509,6 +607,17 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
                 self.offset(),
             )),
         }
+    }
+
+    #[inline(always)]
+    fn buffered_window(&self) -> Option<&[u8]> {
+        self.buf.get(self.pos..self.readable)
+    }
+
+    #[inline(always)]
+    fn consume_window(&mut self, n: usize) {
+        debug_assert!(self.pos + n <= self.readable);
+        self.pos += n;
     }
 
     fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>> {

@@ -226,6 +226,10 @@ fn empty_arrays() {
     assert!(bytes[4..64].iter().all(|&b| b == 0));
     let back: Vec<Array<u16>> = kiln::from_slice(&bytes).unwrap();
     assert_eq!(back, empties);
+    // A stream tries each element on its buffer first; arrays need the
+    // directory, so they are read from the stream itself.
+    let streamed: Vec<Array<u16>> = kiln::from_reader(&bytes[..]).unwrap();
+    assert_eq!(streamed, empties);
     assert!(back.iter().all(Array::is_empty));
     assert_eq!(back[1].shape(), [2, 0, 3]);
 }
@@ -372,6 +376,8 @@ fn unknown_length_sequences_align_the_same_in_streams() {
     assert_eq!(ranges, [64..67, 128..198]);
     let back: (String, Vec<Array<u8>>, u16) = kiln::from_slice(&bytes).unwrap();
     assert_eq!(back.1, arrays);
+    let streamed: (String, Vec<Array<u8>>, u16) = kiln::from_reader(&bytes[..]).unwrap();
+    assert_eq!(streamed, back);
 }
 
 #[test]

@@ -3,7 +3,11 @@
 
 use kiln::batch::{self, BatchWriter};
 use kiln::frame;
+use pieces::Pieces;
 use serde::{Deserialize, Serialize};
+
+#[path = "common/pieces.rs"]
+mod pieces;
 
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
 struct Point {
@@ -194,4 +198,57 @@ fn zero_sized_records_round_trip_in_frames() {
     ] {
         assert_eq!((e.kind().code(), e.offset()), ("count-mismatch", Some(88)));
     }
+}
+
+/// Records of changing sizes, whole or damaged, read from a slice, from a
+/// reader that has them all at once and from one that gives them in small
+/// pieces (a stream tries each record on its buffered bytes first): the
+/// same records, and the same error at the same offset in the same record.
+#[test]
+fn slice_and_readers_agree_on_every_record() {
+    type Rec = (String, Vec<u16>, Option<i64>, u8);
+    fn prop(records: Vec<Rec>, damage: Vec<(usize, u8)>, pieces: Vec<u8>) -> bool {
+        let mut bytes = batch::to_vec(&records).unwrap();
+        for &(at, b) in damage.iter().take(3) {
+            if !bytes.is_empty() {
+                let n = bytes.len();
+                bytes[at % n] = b;
+            }
+        }
+        let opts = kiln::Options::new().zero_sized_limit(1000);
+        let key = |r: kiln::Result<Rec>| match r {
+            Ok(v) => Ok(v),
+            Err(e) => Err((e.kind().code(), e.offset(), e.record(), e.path())),
+        };
+        let slice: Vec<_> = batch::from_slice_with::<Rec>(&bytes, opts)
+            .map(key)
+            .collect();
+        let reader: Vec<_> = batch::from_reader_with::<Rec, _>(&bytes[..], opts)
+            .map(key)
+            .collect();
+        let sizes: Vec<usize> = pieces.iter().map(|&p| usize::from(p % 24)).collect();
+        let pieces = Pieces::new(&bytes, &sizes);
+        let pieced: Vec<_> = batch::from_reader_with::<Rec, _>(pieces, opts)
+            .map(key)
+            .collect();
+        // A slice refuses a count larger than the rest could hold, which a
+        // reader cannot know; it then fails at that offset or later. A
+        // reader refuses a read past its byte limit (1 GiB) before trying
+        // it, where a slice finds the end of its input at the same offset.
+        type Key = Result<Rec, (&'static str, Option<u64>, Option<u64>, Option<String>)>;
+        let same = |a: &[Key], b: &[Key]| {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| match (x, y) {
+                    (Err(x), Err(y)) if x.0 == "count-too-large" => x.2 == y.2 && y.1 >= x.1,
+                    (Err(x), Err(y)) if (x.0, y.0) == ("unexpected-end", "byte-limit") => {
+                        (x.1, x.2) == (y.1, y.2)
+                    }
+                    _ => x == y,
+                })
+        };
+        same(&slice, &reader) && reader == pieced
+    }
+    quickcheck::QuickCheck::new()
+        .tests(300)
+        .quickcheck(prop as fn(Vec<Rec>, Vec<(usize, u8)>, Vec<u8>) -> bool);
 }

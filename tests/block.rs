@@ -9,6 +9,10 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use kiln::block::{self, Element};
+use pieces::trickle;
+
+#[path = "common/pieces.rs"]
+mod pieces;
 use quickcheck::{QuickCheck, Testable};
 use serde::de::{DeserializeOwned, SeqAccess, Visitor};
 use serde::ser::SerializeSeq;
@@ -136,19 +140,6 @@ fn spec_bytes<T: Element>(v: &[T]) -> Vec<u8> {
     out
 }
 
-/// A reader that hands out at most 7 bytes per call, so that block steps
-/// and elements straddle the reader's buffer refills.
-struct Trickle<'a>(&'a [u8]);
-
-impl std::io::Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = buf.len().min(7).min(self.0.len());
-        buf[..n].copy_from_slice(&self.0[..n]);
-        self.0 = &self.0[n..];
-        Ok(n)
-    }
-}
-
 /// Both paths, both directions, all writers and readers, for one vector.
 fn both_paths<T>(v: Vec<T>) -> bool
 where
@@ -177,7 +168,7 @@ where
     assert!(same_bits(&generic.0, &v));
     let boxed: Box<[T]> = kiln::from_slice(&expected).unwrap();
     assert!(same_bits(&boxed, &v));
-    let streamed: Vec<T> = kiln::from_reader(Trickle(&expected)).unwrap();
+    let streamed: Vec<T> = kiln::from_reader(trickle(&expected)).unwrap();
     assert!(same_bits(&streamed, &v));
     let streamed_generic: Elementwise<T> = kiln::from_reader(&expected[..]).unwrap();
     assert!(same_bits(&streamed_generic.0, &v));
@@ -376,7 +367,7 @@ fn containers_in_derived_structs() {
     assert_eq!(owned.e, e);
     assert_eq!(owned.tag, 9);
     assert_eq!(kiln::to_vec(&owned).unwrap(), bytes);
-    let streamed: Owned<'static> = kiln::from_reader(Trickle(&bytes)).unwrap();
+    let streamed: Owned<'static> = kiln::from_reader(trickle(&bytes)).unwrap();
     assert_eq!(streamed, owned);
 }
 
@@ -571,7 +562,7 @@ fn byte_strings_and_strings() {
 
     let buf: serde_bytes::ByteBuf = kiln::from_slice(&bytes).unwrap();
     assert_eq!(buf.as_slice(), &data[..]);
-    let buf: serde_bytes::ByteBuf = kiln::from_reader(Trickle(&bytes)).unwrap();
+    let buf: serde_bytes::ByteBuf = kiln::from_reader(trickle(&bytes)).unwrap();
     assert_eq!(buf.as_slice(), &data[..]);
 
     // Borrowed from a slice: no copy, the bytes point into the input.
@@ -714,7 +705,7 @@ fn blocks_larger_than_the_reader_buffer() {
     let bytes = kiln::to_vec(&v).unwrap();
     let back: Vec<f32> = kiln::from_reader(&bytes[..]).unwrap();
     assert_eq!(back, v);
-    let back: Vec<f32> = kiln::from_reader(Trickle(&bytes)).unwrap();
+    let back: Vec<f32> = kiln::from_reader(trickle(&bytes)).unwrap();
     assert_eq!(back, v);
     let u: Vec<u8> = (0..100_003u32).map(|i| i as u8).collect();
     let bytes = kiln::to_vec(&u).unwrap();
@@ -723,7 +714,7 @@ fn blocks_larger_than_the_reader_buffer() {
     let w: Vec<u128> = (0..9_001u128).map(|i| i << 100 | i).collect();
     let bytes = kiln::to_vec(&w).unwrap();
     assert_eq!(
-        kiln::from_reader::<_, Vec<u128>>(Trickle(&bytes)).unwrap(),
+        kiln::from_reader::<_, Vec<u128>>(trickle(&bytes)).unwrap(),
         w
     );
 }

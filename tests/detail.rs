@@ -1,12 +1,17 @@
 //! Slices are read twice only on failure: a first reading without detail,
-//! and, if it fails, a second one with detail that makes the error. These
-//! tests count the readings through a type whose `Deserialize` counts its
-//! calls, so they fail if the quick reading stops succeeding (everything
+//! and, if it fails, a second one with detail that makes the error. Streams
+//! do the same per element of a sequence, on the bytes already buffered.
+//! These tests count the readings through a type whose `Deserialize` counts
+//! its calls, so they fail if the quick reading stops succeeding (everything
 //! would still work, twice as slowly) or if a failure is not explained.
 
 use std::cell::Cell;
 
+use pieces::trickle;
 use serde::{Deserialize, Deserializer, Serialize};
+
+#[path = "common/pieces.rs"]
+mod pieces;
 
 thread_local! {
     static CALLS: Cell<u32> = const { Cell::new(0) };
@@ -120,6 +125,72 @@ fn a_record_that_fails_only_once() {
     assert_eq!((e.kind().code(), e.record()), ("custom", Some(0)));
     assert!(e.to_string().contains("not deterministic"), "{e}");
     assert!(it.next().is_none());
+}
+
+/// From a stream, each element of a sequence is read once when it is in
+/// the buffer, and at most twice when it straddles the buffer's end (the
+/// first reading stops at the end of the buffered bytes).
+#[test]
+fn stream_elements_are_read_once_from_the_buffer() {
+    let points: Vec<Counted> = (0..100).map(|i| Counted { x: i, y: -i }).collect();
+    let bytes = kiln::to_vec(&points).unwrap();
+    assert_eq!(
+        calls(|| assert_eq!(
+            kiln::from_reader::<_, Vec<Counted>>(&bytes[..]).unwrap(),
+            points
+        )),
+        100
+    );
+    // 8 bytes per Point, at most 7 arriving per read: no Point is ever
+    // whole in the buffer before its first byte is read, so the buffered
+    // window is tried only where it holds some bytes of it.
+    let n = calls(|| {
+        assert_eq!(
+            kiln::from_reader::<_, Vec<Counted>>(trickle(&bytes)).unwrap(),
+            points
+        );
+    });
+    assert!((100..=200).contains(&n), "{n} readings");
+    // Records back to back, from a stream: the same.
+    let batch = kiln::batch::to_vec(&points).unwrap();
+    let read_all = |r: &mut dyn std::io::Read| {
+        let back: Vec<Counted> = kiln::batch::from_reader(r)
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(back, points);
+    };
+    assert_eq!(calls(|| read_all(&mut &batch[..])), 100);
+    let n = calls(|| read_all(&mut trickle(&batch)));
+    assert!((100..=200).contains(&n), "{n} readings");
+}
+
+/// An element whose first reading, from the buffered bytes, fails is read
+/// again from the stream with detail, so a `Deserialize` that fails only
+/// once yields its value, as `from_slice` does. An element that the
+/// buffered bytes cannot hold (fewer than the last element took) is read
+/// from the stream straight away, and its error is the detailed one.
+#[test]
+fn a_failing_stream_element_is_read_again_from_the_stream() {
+    let points = vec![P, P, P];
+    let bytes = kiln::to_vec(&points).unwrap();
+    FAIL_NEXT.with(|f| f.set(1));
+    let n = calls(|| {
+        assert_eq!(
+            kiln::from_reader::<_, Vec<Counted>>(&bytes[..]).unwrap(),
+            points
+        )
+    });
+    assert_eq!(n, 4);
+    let cut = &bytes[..bytes.len() - 3];
+    let n = calls(|| {
+        let e = kiln::from_reader::<_, Vec<Counted>>(cut).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unexpected end of input: expected i32 (4 bytes), found 1 bytes at byte 24 \
+             in [2].y"
+        );
+    });
+    assert_eq!(n, 3);
 }
 
 /// The detailed error, read with the public deserializer (always detailed).
