@@ -257,7 +257,7 @@ impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
     /// Reads one value; from a stream, from its buffered bytes first (see
     /// [`Deserializer::read_buffered`]). `last_len` is what the last value
     /// took, and is updated. For the readers of records back to back.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn deserialize_next<T: de::Deserialize<'de>>(
         &mut self,
         last_len: &mut usize,
@@ -266,6 +266,15 @@ impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
             *last_len = used;
             return Ok(value);
         }
+        self.deserialize_streamed(last_len)
+    }
+
+    /// [`Deserializer::deserialize_next`] from the stream itself: out of
+    /// line, so that the buffered reading stays small enough to inline into
+    /// the caller's loop. Taken once per refill of the buffer, or for every
+    /// value when values are larger than the buffer.
+    #[inline(never)]
+    fn deserialize_streamed<T: de::Deserialize<'de>>(&mut self, last_len: &mut usize) -> Result<T> {
         let start = self.read.offset();
         let value = T::deserialize(&mut *self)?;
         *last_len = usize::try_from(self.read.offset() - start).unwrap_or(usize::MAX);

@@ -84,11 +84,18 @@ impl Options {
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         // First without detail, which is faster; a failure is read again
         // with detail, to say what and where.
-        let quick = Deserializer::undetailed(SliceRead::new(bytes), *self).whole_record();
-        match whole_input(quick) {
-            Ok(value) => Ok(value),
-            Err(_) => self.detailed_from_slice(bytes),
+        // The value is returned from inside the `if`, not passed on from
+        // a `Result`: moving it out of one made the compiler store a
+        // Point's two fields apart and load them back as one 8-byte value,
+        // which the processor cannot forward (5.9 ns against 0.8 ns for a
+        // Point in `benches/batch.rs`).
+        let mut quick = Deserializer::undetailed(SliceRead::new(bytes), *self).whole_record();
+        if let Ok(value) = T::deserialize(&mut quick)
+            && quick.end().is_ok()
+        {
+            return Ok(value);
         }
+        self.detailed_from_slice(bytes)
     }
 
     /// [`Options::from_slice`] with detailed errors.
