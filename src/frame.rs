@@ -949,11 +949,15 @@ impl FrameOptions {
     ) -> Result<T> {
         // First without detail, which is faster; a failure is read again
         // with detail, to say what and where.
-        let quick = Deserializer::undetailed(SliceRead::new(payload), self.options);
-        match read_single(quick, payload, offset) {
-            Ok(value) => Ok(value),
-            Err(_) => self.single_record_detailed(payload, offset),
+        // The value is returned from inside the `if`, not moved out of a
+        // `Result` (see `Options::from_slice`).
+        let mut quick = Deserializer::undetailed(SliceRead::new(payload), self.options);
+        if let Ok(value) = T::deserialize(&mut quick)
+            && quick.offset() == payload.len() as u64
+        {
+            return Ok(value);
         }
+        self.single_record_detailed(payload, offset)
     }
 
     /// [`FrameOptions::single_record`] with detailed errors.
@@ -964,8 +968,14 @@ impl FrameOptions {
         payload: &'de [u8],
         offset: u64,
     ) -> Result<T> {
-        let de = Deserializer::with_options(SliceRead::new(payload), self.options);
-        read_single(de, payload, offset)
+        let mut de = Deserializer::with_options(SliceRead::new(payload), self.options);
+        let value = T::deserialize(&mut de)
+            .map_err(|e| single_record_error(e, payload.is_empty(), offset))?;
+        let used = de.offset();
+        if used != payload.len() as u64 {
+            return Err(payload_too_long(payload.len() as u64, used, offset));
+        }
+        Ok(value)
     }
 
     /// Reads the record of a frame with the DIRECTORY flag, which fills
@@ -1196,22 +1206,6 @@ fn flag_clear(e: Error) -> Error {
         );
     }
     e
-}
-
-/// The one record that must fill `payload` (at `offset`), read by `de`.
-#[inline(always)]
-fn read_single<'de, T: Deserialize<'de>, const D: bool>(
-    mut de: Deserializer<SliceRead<'de>, D>,
-    payload: &'de [u8],
-    offset: u64,
-) -> Result<T> {
-    let value =
-        T::deserialize(&mut de).map_err(|e| single_record_error(e, payload.is_empty(), offset))?;
-    let used = de.offset();
-    if used != payload.len() as u64 {
-        return Err(payload_too_long(payload.len() as u64, used, offset));
-    }
-    Ok(value)
 }
 
 /// The error of the record of a single-record frame whose payload starts

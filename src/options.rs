@@ -102,7 +102,10 @@ impl Options {
     #[cold]
     #[inline(never)]
     fn detailed_from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        whole_input(Deserializer::with_options(SliceRead::new(bytes), *self).whole_record())
+        let mut de = Deserializer::with_options(SliceRead::new(bytes), *self).whole_record();
+        let value = T::deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
     }
 
     /// [`crate::take_from_slice`] with these limits.
@@ -113,10 +116,12 @@ impl Options {
         &self,
         bytes: &'de [u8],
     ) -> Result<(T, &'de [u8])> {
-        match front_of_input(Deserializer::undetailed(SliceRead::new(bytes), *self)) {
-            Ok(taken) => Ok(taken),
-            Err(_) => self.take_detailed_from_slice(bytes),
+        // As in `from_slice`, the value is returned from inside the `if`.
+        let mut quick = Deserializer::undetailed(SliceRead::new(bytes), *self);
+        if let Ok(value) = T::deserialize(&mut quick) {
+            return Ok((value, quick.into_read().rest()));
         }
+        self.take_detailed_from_slice(bytes)
     }
 
     /// [`Options::take_from_slice`] with detailed errors.
@@ -126,7 +131,9 @@ impl Options {
         &self,
         bytes: &'de [u8],
     ) -> Result<(T, &'de [u8])> {
-        front_of_input(Deserializer::with_options(SliceRead::new(bytes), *self))
+        let mut de = Deserializer::with_options(SliceRead::new(bytes), *self);
+        let value = T::deserialize(&mut de)?;
+        Ok((value, de.into_read().rest()))
     }
 
     /// [`crate::from_reader`] with these limits.
@@ -139,23 +146,4 @@ impl Options {
         de.end()?;
         Ok(value)
     }
-}
-
-/// One value that is the whole input of `de`.
-#[inline(always)]
-fn whole_input<'de, T: Deserialize<'de>, const D: bool>(
-    mut de: Deserializer<SliceRead<'de>, D>,
-) -> Result<T> {
-    let value = T::deserialize(&mut de)?;
-    de.end()?;
-    Ok(value)
-}
-
-/// One value from the front of `de`'s input, and the bytes after it.
-#[inline(always)]
-fn front_of_input<'de, T: Deserialize<'de>, const D: bool>(
-    mut de: Deserializer<SliceRead<'de>, D>,
-) -> Result<(T, &'de [u8])> {
-    let value = T::deserialize(&mut de)?;
-    Ok((value, de.into_read().rest()))
 }
