@@ -61,8 +61,9 @@ const IGNORED_ANY_FEATURES: &str = "serde::de::IgnoredAny and the skipping of un
 ///
 /// A stream cannot be read twice, but the bytes it has buffered can. Every
 /// element of a sequence and every entry of a map that serde's own
-/// collections ask for is first read without detail from the bytes already
-/// in [`IoRead`]'s buffer, as from a slice. An element that runs past them
+/// collections ask for, and every record of a batch read from a stream, is
+/// first read without detail from the bytes already in [`IoRead`]'s
+/// buffer, as from a slice. An element that runs past them
 /// (or fails, or takes no bytes) is then read from the stream with detail,
 /// from the same first byte, and the stream refills the buffer as it goes.
 /// A window shorter than the last element is not tried at all, so elements

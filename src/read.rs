@@ -105,9 +105,10 @@ pub trait Read<'de>: private::Sealed {
     fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>>;
 
     /// Streams: the bytes already buffered that may be read now (within
-    /// the byte limit), without asking the stream for more. A sequence
-    /// tries each element on this window first, as a slice (see
-    /// [`WindowRead`]). `None` for slices, which are read as slices already.
+    /// the byte limit), without asking the stream for more. Sequences,
+    /// maps and readers of records try each element, entry or record on
+    /// this window first, as a slice (see [`WindowRead`]). `None` for
+    /// slices, which are read as slices already.
     #[doc(hidden)]
     #[inline(always)]
     fn buffered_window(&self) -> Option<&[u8]> {
@@ -380,8 +381,9 @@ const IO_BUFFER: usize = 8 * 1024;
 /// The buffer reads ahead, so bytes after the record may have been taken
 /// from the underlying reader; [`IoRead::buffered`] returns them.
 ///
-/// The elements of a sequence are read from the buffer as from a slice
-/// when they are wholly in it, and from the stream otherwise (see
+/// The elements of a sequence, the entries of a map and the records of a
+/// batch are read from the buffer as from a slice when they are wholly in
+/// it, and from the stream otherwise (see
 /// [`Deserializer`](crate::Deserializer), "Detail"): nothing is read from
 /// the underlying reader before the deserializer needs it, so a reader
 /// that blocks until its peer sends more is never asked early.
