@@ -28,30 +28,32 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// ```
 pub struct Error(Handle);
 
-/// The boxed [`ErrorImpl`], held as the two 32-bit halves of its address.
+/// The boxed [`ErrorImpl`], held as its address in a plain `u64`.
 ///
-/// Why not a `Box`: every deserialize call returns `Result<T, Error>`, and
-/// the compiler lays the error out over the bytes of `T`. With an 8-byte
-/// pointer there, two 4-byte fields of `T` (the `y` and `z` of an `f32`
-/// vector) get merged into one 8-byte value through the stack, and the
-/// 8-byte load that reads back two 4-byte stores stalls the processor. Two
-/// `u32` halves keep the error's accesses 4 bytes wide, like the fields of
-/// most small structs. Measured with `benches/compare.rs` (mesh, 125,000
-/// triangles, reading speed over bincode's in the same run): 0.33 with a
-/// `Box`, 0.23 with a handle whose low half could not be zero, 0.64 with
-/// this one (0.71 in a run of the reading rows alone).
+/// Why not a `Box`: a `Box` has a niche (it is never null), and the
+/// compiler uses it to lay the error over the bytes of the `T` in
+/// `Result<T, Error>`. Pairs of 4-byte fields of `T` (the `y` and `z` of an
+/// `f32` vector) then travel through the stack as one 8-byte value, and the
+/// 8-byte load that reads back two 4-byte stores stalls the processor.
+/// Without a niche, `Result<T, Error>` keeps a tag of its own and the
+/// error beside `T`'s fields.
 ///
-/// No niche, on purpose: a never-zero half lets `Result<f32, Error>` put the
-/// `f32` beside it, which is the 0.23 above. `Result<(), Error>` is
-/// therefore 12 bytes, not 8.
-#[repr(C)]
+/// Why one `u64` and not two `u32` halves (the layout until 2026-12-03):
+/// `Result<(), Error>` is then 16 bytes, 8-byte aligned, which rustc 1.95 returns
+/// in two registers; at 12 bytes, 4-byte aligned, it was returned through
+/// memory. Every `serialize` of a struct that the compiler did not inline
+/// stored its result and its caller loaded it back at once, and the reads
+/// of the mesh dataset kept more values on the stack. Measured with
+/// `benches/compare.rs` (mesh, 125,000 triangles of `f32`, speed over
+/// bincode's in the same run): reading from a slice went from 0.83 to
+/// 1.22, writing from 1.00 to 1.17. Earlier, a `Box` gave 0.33 and a
+/// handle whose low half could never be zero 0.23.
 struct Handle {
-    lo: u32,
-    hi: u32,
+    addr: u64,
 }
 
 // `Handle` owns an `ErrorImpl` like a `Box` does, so it may cross threads
-// exactly when a `Box<ErrorImpl>` may (its `u32` fields would let it
+// exactly when a `Box<ErrorImpl>` may (its `u64` field would let it
 // anyway).
 const _: () = {
     const fn send_sync<T: Send + Sync>() {}
@@ -63,15 +65,11 @@ impl Handle {
         // The address is exposed, so that `ptr` may turn it back into a
         // pointer with this allocation's provenance.
         let addr = Box::into_raw(inner).expose_provenance() as u64;
-        Handle {
-            lo: addr as u32,
-            hi: (addr >> 32) as u32,
-        }
+        Handle { addr }
     }
 
     fn ptr(&self) -> *mut ErrorImpl {
-        let addr = (u64::from(self.hi) << 32) | u64::from(self.lo);
-        std::ptr::with_exposed_provenance_mut(addr as usize)
+        std::ptr::with_exposed_provenance_mut(self.addr as usize)
     }
 }
 
@@ -79,9 +77,9 @@ impl std::ops::Deref for Handle {
     type Target = ErrorImpl;
 
     fn deref(&self) -> &ErrorImpl {
-        // SAFETY: `lo` and `hi` hold the address of a live allocation made
-        // by `Box::into_raw` in `new` (the halves round-trip the address
-        // exactly, also where `usize` is 32 bits), exposed there; it is
+        // SAFETY: `addr` holds the address of a live allocation made by
+        // `Box::into_raw` in `new` (a `usize` address round-trips through
+        // a `u64` exactly, on 32- and 64-bit targets), exposed there; it is
         // freed only by `drop`, and the `&self` borrow keeps it alive and
         // unaliased by `&mut` for the returned lifetime.
         unsafe { &*self.ptr() }
