@@ -112,9 +112,7 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// # Errors
 /// As [`to_vec`]. On error, `out` may hold part of the value.
 pub fn to_vec_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<()> {
-    let mut ser = Serializer::new(out);
-    value.serialize(&mut ser)?;
-    ser.finish()
+    ser::append_to_vec(value, out)
 }
 
 /// Encodes `value` into an [`io::Write`].

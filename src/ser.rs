@@ -197,6 +197,35 @@ pub struct Serializer<O> {
     arrays: Vec<crate::directory::ArrayInfo>,
 }
 
+/// Encodes `value` at the end of `out` with a serializer that owns the
+/// vector for the length of the call (what [`crate::to_vec_into`] does).
+///
+/// Why lend the vector rather than write through `&mut Vec<u8>`: the bytes
+/// written could, for all the compiler knows, land on the vector's own
+/// length and capacity behind that reference, so it read both again after
+/// every number. Owned by the serializer, which `serialize` gets as a
+/// `&mut` argument, they stay in registers for a whole struct (the
+/// `Vector3::serialize` of the mesh dataset in `benches/compare.rs` then
+/// compiles to the same instructions as postcard's). The vector goes back
+/// into `out` however the call ends, a panic in `serialize` included.
+pub(crate) fn append_to_vec<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<()> {
+    struct Lent<'a> {
+        slot: &'a mut Vec<u8>,
+        ser: Serializer<Vec<u8>>,
+    }
+    impl Drop for Lent<'_> {
+        fn drop(&mut self) {
+            std::mem::swap(self.slot, &mut self.ser.out);
+        }
+    }
+    let mut lent = Lent {
+        ser: Serializer::new(std::mem::take(out)),
+        slot: out,
+    };
+    value.serialize(&mut lent.ser)?;
+    lent.ser.finish()
+}
+
 impl<O: Output> Serializer<O> {
     /// A serializer that writes into `out`. The record starts at the
     /// output's current end: array blocks are aligned from there.

@@ -981,3 +981,48 @@ fn fields_skipped_both_ways_are_neither_written_nor_read() {
         }
     );
 }
+
+/// `to_vec_into` lends the buffer to a serializer that owns it for the
+/// call (`src/ser.rs`, `append_to_vec`); the buffer must come back with
+/// what it held and what was written before the failure, whether
+/// `serialize` returns an error or panics.
+#[test]
+fn to_vec_into_gives_the_buffer_back_after_an_error_or_a_panic() {
+    /// Writes a `u16`, then fails or panics.
+    struct Breaks {
+        panic: bool,
+    }
+    impl Serialize for Breaks {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::{Error, SerializeTuple};
+            let mut t = s.serialize_tuple(2)?;
+            t.serialize_element(&0x0201u16)?;
+            if self.panic {
+                panic!("on purpose");
+            }
+            Err(S::Error::custom("on purpose"))
+        }
+    }
+
+    let mut buf = vec![0xaa, 0xbb];
+    let err = kiln::to_vec_into(&Breaks { panic: false }, &mut buf).unwrap_err();
+    assert_eq!(err.to_string(), "on purpose");
+    assert_eq!(buf, [0xaa, 0xbb, 0x01, 0x02]);
+
+    let mut buf = Vec::with_capacity(64);
+    buf.extend_from_slice(&[0xcc]);
+    let capacity = buf.capacity();
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        kiln::to_vec_into(&Breaks { panic: true }, &mut buf)
+    }));
+    assert!(unwound.is_err());
+    assert_eq!(buf, [0xcc, 0x01, 0x02]);
+    assert_eq!(buf.capacity(), capacity, "the same allocation came back");
+
+    // And after a success, the same allocation holds the new bytes.
+    kiln::to_vec_into(&7u8, &mut buf).unwrap();
+    assert_eq!(
+        (buf.as_slice(), buf.capacity()),
+        (&[0xcc, 1, 2, 7][..], capacity)
+    );
+}
