@@ -205,6 +205,15 @@ pub enum ErrorKind {
         /// The limit in force.
         limit: u64,
     },
+    /// A frame header claims a schema text longer than
+    /// [`Options::schema_text_limit`](crate::Options::schema_text_limit).
+    #[error("schema text too long: expected at most {limit} bytes, found a header claiming {len}")]
+    SchemaTextLimit {
+        /// The length the header claims.
+        len: u64,
+        /// The limit in force.
+        limit: u64,
+    },
     /// Bytes were left after the record.
     #[error("trailing bytes: expected end of input, found {count} more bytes")]
     TrailingBytes {
@@ -596,6 +605,7 @@ impl ErrorKind {
             ErrorKind::ZeroSizedLimit { .. } => "zero-sized-limit",
             ErrorKind::DepthLimit { .. } => "depth-limit",
             ErrorKind::ByteLimit { .. } => "byte-limit",
+            ErrorKind::SchemaTextLimit { .. } => "schema-text-limit",
             ErrorKind::TrailingBytes { .. } => "trailing-bytes",
             ErrorKind::Unsupported { .. } => "unsupported",
             ErrorKind::SkippedField { .. } => "skipped-field",

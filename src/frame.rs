@@ -204,7 +204,9 @@ impl FrameHeader {
 
     /// Checks the fixed 64-byte header (without the schema text); returns
     /// it with the schema text length.
-    fn parse_fixed(bytes: &[u8]) -> Result<(FrameHeader, u32)> {
+    /// A schema text longer than `max_text` is refused here, before a byte
+    /// of it is read.
+    fn parse_fixed(bytes: &[u8], max_text: u64) -> Result<(FrameHeader, u32)> {
         let seen = MAGIC.len().min(bytes.len());
         if bytes[..seen] != MAGIC[..seen] {
             return Err(Error::at(
@@ -259,6 +261,15 @@ impl FrameHeader {
                 "schema_len",
                 "0 without the schema flag",
                 schema_len.into(),
+                12,
+            ));
+        }
+        if u64::from(schema_len) > max_text {
+            return Err(Error::at(
+                ErrorKind::SchemaTextLimit {
+                    len: schema_len.into(),
+                    limit: max_text,
+                },
                 12,
             ));
         }
@@ -365,11 +376,19 @@ impl FrameHeader {
     /// # Errors
     /// [`ErrorKind::BadMagic`], [`ErrorKind::FrameTruncated`],
     /// [`ErrorKind::UnsupportedVersion`], [`ErrorKind::ReservedFlag`],
-    /// [`ErrorKind::HeaderField`], [`ErrorKind::PaddingNonZero`],
+    /// [`ErrorKind::HeaderField`], [`ErrorKind::SchemaTextLimit`] (a text
+    /// over [`DEFAULT_SCHEMA_TEXT_LIMIT`](crate::options::DEFAULT_SCHEMA_TEXT_LIMIT)),
+    /// [`ErrorKind::PaddingNonZero`],
     /// [`ErrorKind::InvalidUtf8`], [`ErrorKind::SchemaTextMismatch`], each
     /// with the offset of the byte at fault.
     pub fn parse(bytes: &[u8]) -> Result<FrameHeader> {
-        let (mut header, schema_len) = Self::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)])?;
+        Self::parse_with(bytes, crate::options::DEFAULT_SCHEMA_TEXT_LIMIT)
+    }
+
+    /// [`FrameHeader::parse`] with a limit on the schema text's length.
+    fn parse_with(bytes: &[u8], max_text: u64) -> Result<FrameHeader> {
+        let (mut header, schema_len) =
+            Self::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)], max_text)?;
         let end = usize::try_from(header.payload_offset).unwrap_or(usize::MAX);
         let Some(area) = bytes.get(HEADER_LEN..end) else {
             return Err(truncated(
@@ -908,10 +927,12 @@ impl FrameOptions {
         if let Some(payload) = plain_single(bytes, schema.fingerprint()) {
             return self.single_record(payload, HEADER_LEN as u64);
         }
-        let (header, _) = FrameHeader::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)])?;
+        let max_text = self.options.schema_text_limit;
+        let (header, _) =
+            FrameHeader::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)], max_text)?;
         if header.has_directory() {
             // A record with arrays: its directory is at the payload's end.
-            let header = FrameHeader::parse(bytes)?;
+            let header = FrameHeader::parse_with(bytes, max_text)?;
             header.check_schema(schema)?;
             let payload = header.payload(bytes)?;
             return self.record_with_directory(payload.bytes, payload.offset);
@@ -1027,7 +1048,8 @@ impl FrameOptions {
             // The checks a slice makes, in its order: the header and any
             // schema text (read first, within the byte limit), the
             // fingerprint, then the payload's length against the limit.
-            let (fixed_header, _) = FrameHeader::parse_fixed(&fixed)?;
+            let max_text = self.options.schema_text_limit;
+            let (fixed_header, _) = FrameHeader::parse_fixed(&fixed, max_text)?;
             let text_end = fixed_header.payload_offset;
             if text_end > self.options.byte_limit {
                 return Err(Error::at(
@@ -1041,7 +1063,7 @@ impl FrameOptions {
             io::Read::take(&mut reader, text_end - HEADER_LEN as u64)
                 .read_to_end(&mut all)
                 .map_err(|e| Error::at(ErrorKind::Io(e), HEADER_LEN as u64))?;
-            let header = FrameHeader::parse(&all)?;
+            let header = FrameHeader::parse_with(&all, max_text)?;
             header.check_schema(schema::schema_of::<T>()?)?;
             let len = header.payload_len.unwrap_or(0);
             if len > self.options.byte_limit {
@@ -1086,7 +1108,7 @@ impl FrameOptions {
         &self,
         bytes: &'de [u8],
     ) -> Result<SliceRecords<'de, T>> {
-        let header = FrameHeader::parse(bytes)?;
+        let header = FrameHeader::parse_with(bytes, self.options.schema_text_limit)?;
         header.check_schema(schema::schema_of::<T>()?)?;
         not_a_batch(&header)?;
         let payload = header.payload(bytes)?;
@@ -1113,7 +1135,18 @@ impl FrameOptions {
     ) -> Result<FramedReaderRecords<R, T>> {
         let mut fixed = [0u8; HEADER_LEN];
         let got = read_up_to(&mut reader, &mut fixed, 0)?;
-        let (mut header, schema_len) = FrameHeader::parse_fixed(&fixed[..got])?;
+        let (mut header, schema_len) =
+            FrameHeader::parse_fixed(&fixed[..got], self.options.schema_text_limit)?;
+        // The text is read only within both limits: never on the word of
+        // the header alone.
+        if header.payload_offset > self.options.byte_limit {
+            return Err(Error::at(
+                ErrorKind::ByteLimit {
+                    limit: self.options.byte_limit,
+                },
+                HEADER_LEN as u64,
+            ));
+        }
         let area_len = header.payload_offset - HEADER_LEN as u64;
         let mut area = Vec::new();
         io::Read::take(&mut reader, area_len)

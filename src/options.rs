@@ -17,6 +17,8 @@ pub const DEFAULT_MAX_DEPTH: u32 = 128;
 pub const DEFAULT_ZERO_SIZED_LIMIT: u64 = 1 << 20;
 /// Default for [`Options::byte_limit`]: 1 GiB.
 pub const DEFAULT_BYTE_LIMIT: u64 = 1 << 30;
+/// Default for [`Options::schema_text_limit`]: 1 MiB.
+pub const DEFAULT_SCHEMA_TEXT_LIMIT: u64 = 1 << 20;
 
 /// Limits for decoding, with the builder methods that set them.
 ///
@@ -37,6 +39,7 @@ pub struct Options {
     pub(crate) max_depth: u32,
     pub(crate) zero_sized_limit: u64,
     pub(crate) byte_limit: u64,
+    pub(crate) schema_text_limit: u64,
 }
 
 impl Default for Options {
@@ -45,12 +48,14 @@ impl Default for Options {
             max_depth: DEFAULT_MAX_DEPTH,
             zero_sized_limit: DEFAULT_ZERO_SIZED_LIMIT,
             byte_limit: DEFAULT_BYTE_LIMIT,
+            schema_text_limit: DEFAULT_SCHEMA_TEXT_LIMIT,
         }
     }
 }
 
 impl Options {
-    /// The defaults: depth 128, 2^20 zero-byte elements, 1 GiB from readers.
+    /// The defaults: depth 128, 2^20 zero-byte elements, 1 GiB from readers,
+    /// schema texts up to 1 MiB.
     pub fn new() -> Self {
         Self::default()
     }
@@ -74,6 +79,15 @@ impl Options {
     /// How many bytes a decode from an `io::Read` may consume.
     pub fn byte_limit(mut self, limit: u64) -> Self {
         self.byte_limit = limit;
+        self
+    }
+
+    /// How long a frame's embedded schema text may be, in bytes. A header
+    /// that claims a longer text is refused with
+    /// [`ErrorKind::SchemaTextLimit`](crate::ErrorKind::SchemaTextLimit)
+    /// before a byte of the text is read, from a slice and from a stream.
+    pub fn schema_text_limit(mut self, limit: u64) -> Self {
+        self.schema_text_limit = limit;
         self
     }
 

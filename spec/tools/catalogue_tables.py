@@ -25,7 +25,7 @@ OFF={
 'unsupported':'where the reader stood',
 'bad-magic':'0','frame-truncated':'start of the part that is cut (0 header, 64 schema text, P payload or trailer)',
 'unsupported-version':'8','reserved-flag':'10','header-field':'the field (12, 24, 32, 40, or trailer + 16)',
-'padding-nonzero':'the byte','schema-mismatch':'16','schema-text-mismatch':'64',
+'padding-nonzero':'the byte','schema-mismatch':'16','schema-text-limit':'12','schema-text-mismatch':'64',
 'checksum-mismatch':'40, or trailer + 16','count-mismatch':'the payload\'s end','payload-length-mismatch':'first byte left, or trailer + 8',
 'bad-trailer':'trailer + 24',
 'directory-offset':'t (the trailer)','directory-reserved':'the byte','directory-length':'t + 8, the entry, or where the entries end',
