@@ -210,17 +210,17 @@ impl<W: io::Write> BatchWriter<W> {
     }
 }
 
-/// Reads one record, with fresh per-record budgets; errors carry the record
-/// index and offsets from the start of the whole input (`base` is where the
-/// reader's byte 0 sits in it). Readers of streams pass `last_len`, what
-/// the last record took, and the record is first tried on the bytes
-/// already buffered (see [`Deserializer::deserialize_next`]).
+/// Reads one record, with a fresh nesting depth (the zero-sized budget is
+/// the whole input's); errors carry the record index and offsets from the
+/// start of the whole input (`base` is where the reader's byte 0 sits in
+/// it). Readers of streams pass `last_len`, what the last record took, and
+/// the record is first tried on the bytes already buffered (see
+/// [`Deserializer::deserialize_next`]).
 #[inline(always)]
 pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>, const D: bool>(
     de: &mut Deserializer<R, D>,
     index: u64,
     base: u64,
-    zero_sized_left: &mut u64,
     last_len: Option<&mut usize>,
 ) -> Result<T> {
     de.reset_budgets();
@@ -234,8 +234,10 @@ pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>, const D: bool>
     match value {
         Ok(value) => {
             if de.offset() == start {
-                let limit = de.options().zero_sized_limit;
-                zero_sized_record(limit, index, base, start, zero_sized_left)?;
+                // A record of no bytes: without the budget a huge count
+                // would loop.
+                de.charge_zero_sized(std::mem::size_of::<T>())
+                    .map_err(|e| in_record(e, base, index))?;
             }
             Ok(value)
         }
@@ -257,26 +259,6 @@ fn in_record(e: Error, base: u64, index: u64) -> Error {
     e.shifted(base).in_record(index)
 }
 
-/// A record of no bytes: without a budget a huge count would loop.
-#[cold]
-fn zero_sized_record(
-    limit: u64,
-    index: u64,
-    base: u64,
-    start: u64,
-    zero_sized_left: &mut u64,
-) -> Result<()> {
-    if *zero_sized_left == 0 {
-        return Err(Error::at(
-            ErrorKind::ZeroSizedLimit { limit },
-            base.saturating_add(start),
-        )
-        .in_record(index));
-    }
-    *zero_sized_left -= 1;
-    Ok(())
-}
-
 /// Reads the records of a batch held in a byte slice; see [`from_slice`].
 pub struct SliceRecords<'de, T> {
     /// Reads without detail; a record that fails is read again with detail
@@ -285,7 +267,6 @@ pub struct SliceRecords<'de, T> {
     index: u64,
     /// Offset of the slice in the whole input.
     base: u64,
-    zero_sized_left: u64,
     /// Records still to read, when a frame declared the count.
     count_left: Option<u64>,
     /// The payload length a frame's header declared (`None` for a bare
@@ -317,8 +298,8 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> SliceRecords<'d
     SliceRecords::new(bytes, Options::default(), 0, None, None)
 }
 
-/// [`from_slice`] with other decoding limits; the zero-sized limit counts
-/// records of no bytes across the whole batch as well as inside each.
+/// [`from_slice`] with other decoding limits; the zero-sized budget is
+/// shared by every record of the batch (see [`Options::zero_sized_limit`]).
 pub fn from_slice_with<'de, T: Deserialize<'de>>(
     bytes: &'de [u8],
     options: Options,
@@ -338,7 +319,6 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
             de: Deserializer::undetailed(SliceRead::new(bytes), options),
             index: 0,
             base,
-            zero_sized_left: options.zero_sized_limit,
             count_left: count,
             declared_len,
             done: false,
@@ -372,7 +352,7 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
             self.count_left,
             self.declared_len,
             *self.de.options(),
-            self.zero_sized_left,
+            self.de.zero_sized_left(),
         );
         self.index = index;
         error
@@ -392,12 +372,13 @@ fn record_error<'de, T: Deserialize<'de>>(
     options: Options,
     index: u64,
     base: u64,
-    mut zero_sized_left: u64,
+    zero_sized_left: u64,
 ) -> Error {
     let read = SliceRead::from_parts(rest, len);
     let start = read.offset();
     let mut de = Deserializer::with_options(read, options);
-    match read_record::<_, T, true>(&mut de, index, base, &mut zero_sized_left, None) {
+    de.set_zero_sized_left(zero_sized_left);
+    match read_record::<_, T, true>(&mut de, index, base, None) {
         Err(e) => e,
         Ok(_) => Error::at(
             ErrorKind::Custom(
@@ -426,7 +407,7 @@ fn end_of_records<'de, T: Deserialize<'de>>(
     count_left: Option<u64>,
     declared_len: Option<u64>,
     options: Options,
-    mut zero_sized_left: u64,
+    zero_sized_left: u64,
 ) -> (u64, Option<Error>) {
     let offset = base.saturating_add(consumed);
     let error = match (count_left, declared_len) {
@@ -444,10 +425,9 @@ fn end_of_records<'de, T: Deserialize<'de>>(
             let declared = index;
             let mut index = index;
             let mut de = Deserializer::with_options(SliceRead::new(rest), options);
+            de.set_zero_sized_left(zero_sized_left);
             while !de.read_ref().rest().is_empty() {
-                if let Err(e) =
-                    read_record::<_, T, true>(&mut de, index, offset, &mut zero_sized_left, None)
-                {
+                if let Err(e) = read_record::<_, T, true>(&mut de, index, offset, None) {
                     return (index, Some(e));
                 }
                 index += 1;
@@ -488,14 +468,8 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
             return self.at_end().map(Err);
         }
         let (rest, len) = self.de.read_ref().parts();
-        let zero_sized_left = self.zero_sized_left;
-        match read_record(
-            &mut self.de,
-            self.index,
-            self.base,
-            &mut self.zero_sized_left,
-            None,
-        ) {
+        let zero_sized_left = self.de.zero_sized_left();
+        match read_record(&mut self.de, self.index, self.base, None) {
             Ok(value) => {
                 self.index += 1;
                 if let Some(left) = &mut self.count_left {
@@ -506,7 +480,7 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
             Err(_) => {
                 // Read the record again, with detail, from where it began.
                 *self.de.read_mut() = SliceRead::from_parts(rest, len);
-                self.zero_sized_left = zero_sized_left;
+                self.de.set_zero_sized_left(zero_sized_left);
                 let options = *self.de.options();
                 let e =
                     record_error::<T>(rest, len, options, self.index, self.base, zero_sized_left);
@@ -543,7 +517,6 @@ impl<T> std::fmt::Debug for SliceRecords<'_, T> {
 pub struct ReaderRecords<R, T> {
     de: Deserializer<IoRead<R>>,
     index: u64,
-    zero_sized_left: u64,
     /// Bytes the last record took.
     last_len: usize,
     done: bool,
@@ -584,7 +557,6 @@ pub fn from_reader_with<T: DeserializeOwned, R: io::Read>(
     ReaderRecords {
         de: Deserializer::with_options(IoRead::new(reader), options),
         index: 0,
-        zero_sized_left: options.zero_sized_limit,
         last_len: 0,
         done: false,
         marker: PhantomData,
@@ -616,13 +588,7 @@ impl<R: io::Read, T: DeserializeOwned> Iterator for ReaderRecords<R, T> {
                 return Some(Err(e.in_record(self.index)));
             }
         }
-        match read_record(
-            &mut self.de,
-            self.index,
-            0,
-            &mut self.zero_sized_left,
-            Some(&mut self.last_len),
-        ) {
+        match read_record(&mut self.de, self.index, 0, Some(&mut self.last_len)) {
             Ok(value) => {
                 self.index += 1;
                 Some(Ok(value))

@@ -282,12 +282,25 @@ impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
         Ok(value)
     }
 
-    /// Resets the per-record budgets (depth, zero-sized elements) so that
-    /// the next record starts afresh; used when reading records in a row.
+    /// Resets the per-record state (the nesting depth, the size hints) so
+    /// that the next record starts afresh; used when reading records in a
+    /// row. The zero-sized budget is not reset: it covers the whole input,
+    /// so that the work of reading stays in proportion to its bytes
+    /// however many records it holds.
     pub fn reset_budgets(&mut self) {
         self.depth_left = self.options.max_depth;
-        self.zero_sized_left = self.options.zero_sized_limit;
         self.reserved = 0;
+    }
+
+    /// What is left of the zero-sized budget.
+    pub(crate) fn zero_sized_left(&self) -> u64 {
+        self.zero_sized_left
+    }
+
+    /// Sets what is left of the zero-sized budget (a record read again
+    /// with detail starts from what was left before it).
+    pub(crate) fn set_zero_sized_left(&mut self, left: u64) {
+        self.zero_sized_left = left;
     }
 
     #[inline]
@@ -347,17 +360,21 @@ impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
         Ok(count)
     }
 
-    /// Counts an element that took no bytes against the budget.
+    /// Charges an element (or record) that took no input bytes against the
+    /// budget: `size` bytes of memory, at least 1. Counting memory, not
+    /// elements, bounds what such elements can hold (a struct whose fields
+    /// are all `#[serde(skip)]` takes no input and any amount of memory).
     #[inline(always)]
-    fn charge_zero_sized(&mut self) -> Result<()> {
-        if self.zero_sized_left == 0 {
+    pub(crate) fn charge_zero_sized(&mut self, size: usize) -> Result<()> {
+        let cost = (size as u64).max(1);
+        if self.zero_sized_left < cost {
             let limit = self.options.zero_sized_limit;
             return Err(fail::<D>(
                 || ErrorKind::ZeroSizedLimit { limit },
                 self.read.offset(),
             ));
         }
-        self.zero_sized_left -= 1;
+        self.zero_sized_left -= cost;
         Ok(())
     }
 
@@ -820,6 +837,9 @@ struct CountedAccess<'a, R, const D: bool> {
     index: u64,
     /// Offset at which the current map entry began.
     entry_start: u64,
+    /// Memory size of the current map entry's key, for the zero-sized
+    /// budget.
+    key_size: usize,
     /// Bytes the last element took: a stream's window shorter than this is
     /// not tried (see [`CountedAccess::read_buffered`]).
     last_len: usize,
@@ -847,6 +867,7 @@ impl<'a, 'de, R: Read<'de>, const D: bool> CountedAccess<'a, R, D> {
             left: count,
             index: 0,
             entry_start: 0,
+            key_size: 0,
             last_len: 0,
             reserved,
         }
@@ -920,7 +941,7 @@ impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for CountedAccess<'_, 
         let end = self.de.read.offset();
         if end == start {
             self.de
-                .charge_zero_sized()
+                .charge_zero_sized(std::mem::size_of::<T::Value>())
                 .map_err(|e| detail::<D>(e, |e| e.in_index(self.index)))?;
         }
         self.last_len = usize::try_from(end - start).unwrap_or(usize::MAX);
@@ -963,6 +984,7 @@ impl<'de, R: Read<'de>, const D: bool> de::MapAccess<'de> for CountedAccess<'_, 
         self.left -= 1;
         let start = self.de.read.offset();
         self.entry_start = start;
+        self.key_size = std::mem::size_of::<K::Value>();
         seed.deserialize(&mut *self.de)
             .map(Some)
             .map_err(|e: Error| detail::<D>(e, |e| entry_error(e, start, self.index)))
@@ -977,7 +999,7 @@ impl<'de, R: Read<'de>, const D: bool> de::MapAccess<'de> for CountedAccess<'_, 
         let end = self.de.read.offset();
         if end == self.entry_start {
             self.de
-                .charge_zero_sized()
+                .charge_zero_sized(self.key_size + std::mem::size_of::<V::Value>())
                 .map_err(|e| detail::<D>(e, |e| e.in_entry(self.index)))?;
         }
         self.last_len = usize::try_from(end - self.entry_start).unwrap_or(usize::MAX);

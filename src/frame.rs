@@ -1169,7 +1169,6 @@ impl FrameOptions {
             base: header.payload_offset,
             header,
             index: 0,
-            zero_sized_left: self.options.zero_sized_limit,
             last_len: 0,
             done: false,
             marker: std::marker::PhantomData,
@@ -1526,7 +1525,6 @@ pub struct FramedReaderRecords<R, T> {
     header: FrameHeader,
     base: u64,
     index: u64,
-    zero_sized_left: u64,
     /// Bytes the last record took.
     last_len: usize,
     done: bool,
@@ -1663,7 +1661,6 @@ impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
                     &mut self.de,
                     self.index,
                     self.base,
-                    &mut self.zero_sized_left,
                     Some(&mut self.last_len),
                 ) {
                     Ok(value) => {
@@ -1684,7 +1681,6 @@ impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
             &mut self.de,
             self.index,
             self.base,
-            &mut self.zero_sized_left,
             Some(&mut self.last_len),
         ) {
             Ok(value) => {

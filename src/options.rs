@@ -54,7 +54,7 @@ impl Default for Options {
 }
 
 impl Options {
-    /// The defaults: depth 128, 2^20 zero-byte elements, 1 GiB from readers,
+    /// The defaults: depth 128, a zero-sized budget of 2^20, 1 GiB from readers,
     /// schema texts up to 1 MiB.
     pub fn new() -> Self {
         Self::default()
@@ -68,9 +68,16 @@ impl Options {
         self
     }
 
-    /// How many elements that occupy no bytes (such as `()` in `Vec<()>`)
-    /// one decode may produce in all. Without it, a four-byte count could make
-    /// the reader loop four billion times.
+    /// The budget for elements and records that occupy no input bytes
+    /// (such as `()` in `Vec<()>`), shared by the whole input: one record,
+    /// or every record of a batch or stream. Without it, a four-byte count
+    /// could make the reader loop four billion times.
+    ///
+    /// Each such element costs its size in memory in bytes, at least 1, so
+    /// that the memory they hold stays within the budget too (a struct
+    /// whose fields are all `#[serde(skip)]` takes no input and may be
+    /// large). With the default of 2^20, `Vec<()>` holds up to 2^20
+    /// elements, and zero-byte elements hold at most 1 MiB.
     pub fn zero_sized_limit(mut self, limit: u64) -> Self {
         self.zero_sized_limit = limit;
         self

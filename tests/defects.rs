@@ -108,3 +108,101 @@ fn schema_text_within_its_cap_still_obeys_the_byte_limit() {
         .unwrap_err();
     assert_eq!(e.kind().code(), "frame-truncated");
 }
+
+// ---------------------------------------------------------------------------
+// 3. Elements that take no input bytes: one budget for the whole input,
+//    counted in memory.
+// ---------------------------------------------------------------------------
+
+/// 4,096 records of `00 00 10 00`: each a `Vec<()>` of 2^20 units.
+fn unit_vector_records() -> Vec<u8> {
+    [0u8, 0, 0x10, 0].repeat(4096)
+}
+
+/// The budget's end: from a slice the count is refused first, since the
+/// bytes left plus the budget left cannot hold it (`count-too-large`); a
+/// stream does not know the bytes left and stops where the budget runs out.
+fn expect_out_of_budget(e: &kiln::Error, code: &str, record: u64) {
+    assert_eq!(e.kind().code(), code, "{e}");
+    assert_eq!(e.record(), Some(record), "{e}");
+}
+
+#[test]
+fn zero_sized_budget_covers_a_whole_bare_batch() {
+    let bytes = unit_vector_records();
+    // The first record spends the whole budget of 2^20; the second fails at
+    // its first element, so the work is one budget, not one per record.
+    let mut it = kiln::batch::from_slice::<Vec<()>>(&bytes);
+    assert_eq!(it.next().unwrap().unwrap().len(), 1 << 20);
+    let e = it.next().unwrap().unwrap_err();
+    expect_out_of_budget(&e, "count-too-large", 1);
+    assert_eq!(e.offset(), Some(4));
+    assert!(it.next().is_none());
+
+    let mut it = kiln::batch::from_reader::<Vec<()>, _>(&bytes[..]);
+    assert_eq!(it.next().unwrap().unwrap().len(), 1 << 20);
+    let f = it.next().unwrap().unwrap_err();
+    expect_out_of_budget(&f, "zero-sized-limit", 1);
+    assert_eq!(f.offset(), Some(8));
+}
+
+#[test]
+fn zero_sized_budget_covers_a_whole_framed_batch() {
+    let records = vec![vec![(); 1 << 19]; 3];
+    // Writing is not limited; reading is.
+    let bytes = frame::batch_to_vec(&records).unwrap();
+    let read: Vec<_> = frame::batch_from_slice::<Vec<()>>(&bytes)
+        .unwrap()
+        .collect();
+    assert_eq!(read.len(), 3);
+    assert!(read[0].is_ok() && read[1].is_ok());
+    expect_out_of_budget(read[2].as_ref().unwrap_err(), "count-too-large", 2);
+    let read: Vec<_> = frame::batch_from_reader::<Vec<()>, _>(&bytes[..])
+        .unwrap()
+        .collect();
+    assert!(read[0].is_ok() && read[1].is_ok());
+    expect_out_of_budget(read[2].as_ref().unwrap_err(), "zero-sized-limit", 2);
+    // A larger budget reads them all.
+    let opts = FrameOptions::new().decode(Options::new().zero_sized_limit(3 << 19));
+    let all: Vec<Vec<()>> = opts
+        .batch_from_slice(&bytes)
+        .unwrap()
+        .collect::<kiln::Result<_>>()
+        .unwrap();
+    assert_eq!(all, records);
+}
+
+/// A struct whose only field is skipped: no input bytes, 1 KiB of memory.
+#[derive(Deserialize, Debug)]
+struct Cached {
+    #[serde(skip)]
+    _cache: Vec<[u64; 128]>,
+    #[serde(skip)]
+    _inline: Option<[u64; 125]>,
+}
+
+#[test]
+fn zero_byte_elements_are_charged_their_memory() {
+    assert!(std::mem::size_of::<Cached>() >= 1024);
+    // Four bytes claim 2^20 elements of 1 KiB: 1 GiB before the fix.
+    let bytes = [0u8, 0, 0x10, 0];
+    let (result, cost) = alloc::measure(|| kiln::from_slice::<Vec<Cached>>(&bytes).map(drop));
+    let e = result.unwrap_err();
+    assert_eq!((e.kind().code(), e.offset()), ("zero-sized-limit", Some(4)));
+    let budget = kiln::options::DEFAULT_ZERO_SIZED_LIMIT as usize;
+    // The elements' memory stays within the budget, and the vector's
+    // doubling (the old and the new buffer during a move) within 3 times it.
+    assert!(cost.peak <= 3 * budget, "peak {} bytes", cost.peak);
+    // The same from a stream.
+    let (result, cost) =
+        alloc::measure(|| kiln::from_reader::<_, Vec<Cached>>(&bytes[..]).map(drop));
+    assert_eq!(result.unwrap_err().kind().code(), "zero-sized-limit");
+    assert!(
+        cost.peak <= 3 * budget + (64 << 10),
+        "peak {} bytes",
+        cost.peak
+    );
+    // Within the budget, such elements still decode.
+    let v = kiln::from_slice::<Vec<Cached>>(&[100, 0, 0, 0]).unwrap();
+    assert_eq!(v.len(), 100);
+}
