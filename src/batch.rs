@@ -226,7 +226,7 @@ pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>, const D: bool>
     de.reset_budgets();
     let start = de.offset();
     let limit = de.options().byte_limit;
-    de.read_mut().set_byte_limit(start.saturating_add(limit));
+    de.read_mut().set_byte_limit(start, limit);
     let value = match last_len {
         Some(last_len) => de.deserialize_next(last_len),
         None => T::deserialize(&mut *de),
@@ -241,7 +241,9 @@ pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>, const D: bool>
             }
             Ok(value)
         }
-        Err(e) => Err(in_record(e, base, index)),
+        // An error without an offset was raised by the record's own
+        // `Deserialize` (a `try_from` that fails): it points at the record.
+        Err(e) => Err(in_record(e.or_offset(start), base, index)),
     }
 }
 

@@ -120,7 +120,7 @@ impl<'de, R: Read<'de>> Deserializer<R, false> {
 impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
     #[inline]
     fn build(mut read: R, options: Options) -> Self {
-        read.set_byte_limit(options.byte_limit);
+        read.set_byte_limit(0, options.byte_limit);
         Deserializer {
             read,
             depth_left: options.max_depth,
@@ -480,7 +480,11 @@ impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
                 taken: &mut taken,
             };
             let value = visitor.visit_seq(access)?;
-            if taken != len {
+            // A struct's `fields` lists its aliases too (serde_derive
+            // passes every name a field answers to), so its visitor takes
+            // fewer values than the list is long; the bytes hold what the
+            // visitor took. Tuples must take exactly their length.
+            if taken != len && fields.is_none() {
                 return Err(fail::<D>(
                     || ErrorKind::LengthMismatch {
                         declared: len as u64,

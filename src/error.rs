@@ -246,7 +246,7 @@ pub enum ErrorKind {
         len: u64,
     },
     /// A `Serialize` impl wrote a different number of elements than it declared.
-    #[error("length mismatch: declared {declared} elements, wrote {actual}")]
+    #[error("length mismatch: declared {declared} elements, found {actual}")]
     LengthMismatch {
         /// The length given to `serialize_seq` or `serialize_map`.
         declared: u64,

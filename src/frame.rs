@@ -1017,7 +1017,8 @@ impl FrameOptions {
         }
         let mut de =
             Deserializer::with_options(SliceRead::new(payload), self.options).whole_record();
-        let value = T::deserialize(&mut de).map_err(|e| e.shifted(offset).in_record(0))?;
+        let value =
+            T::deserialize(&mut de).map_err(|e| e.or_offset(0).shifted(offset).in_record(0))?;
         if !de.read_directory() {
             return Err(Error::at(
                 ErrorKind::DirectoryFlag {
@@ -1255,7 +1256,9 @@ fn single_record_error(e: Error, payload_empty: bool, offset: u64) -> Error {
             offset,
         );
     }
-    flag_clear(e.shifted(offset).in_record(0))
+    // An error raised by the record's own `Deserialize` after its value
+    // was read (a `try_from` that fails) points at the record's start.
+    flag_clear(e.or_offset(0).shifted(offset).in_record(0))
 }
 
 /// A single record that ended after `used` of the payload's `declared`

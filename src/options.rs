@@ -124,7 +124,10 @@ impl Options {
     #[inline(never)]
     fn detailed_from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
         let mut de = Deserializer::with_options(SliceRead::new(bytes), *self).whole_record();
-        let value = T::deserialize(&mut de)?;
+        // An error without an offset comes from the value's own
+        // `Deserialize` at the top level (a `try_from` that fails, a
+        // `Duration` that overflows): it points at the value's start.
+        let value = T::deserialize(&mut de).map_err(|e| e.or_offset(0))?;
         de.end()?;
         Ok(value)
     }
@@ -153,7 +156,10 @@ impl Options {
         bytes: &'de [u8],
     ) -> Result<(T, &'de [u8])> {
         let mut de = Deserializer::with_options(SliceRead::new(bytes), *self);
-        let value = T::deserialize(&mut de)?;
+        // An error without an offset comes from the value's own
+        // `Deserialize` at the top level (a `try_from` that fails, a
+        // `Duration` that overflows): it points at the value's start.
+        let value = T::deserialize(&mut de).map_err(|e| e.or_offset(0))?;
         Ok((value, de.into_read().rest()))
     }
 
@@ -163,7 +169,10 @@ impl Options {
     /// As [`crate::from_reader`].
     pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(&self, reader: R) -> Result<T> {
         let mut de = Deserializer::with_options(IoRead::new(reader), *self).whole_record();
-        let value = T::deserialize(&mut de)?;
+        // An error without an offset comes from the value's own
+        // `Deserialize` at the top level (a `try_from` that fails, a
+        // `Duration` that overflows): it points at the value's start.
+        let value = T::deserialize(&mut de).map_err(|e| e.or_offset(0))?;
         de.end()?;
         Ok(value)
     }

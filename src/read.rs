@@ -88,9 +88,10 @@ pub trait Read<'de>: private::Sealed {
     #[doc(hidden)]
     fn end(&mut self) -> Result<()>;
 
-    /// Sets the byte limit (streams only; slices are bounded by their length).
+    /// Sets the byte limit (streams only; slices are bounded by their
+    /// length): at most `limit` bytes from offset `from` on.
     #[doc(hidden)]
-    fn set_byte_limit(&mut self, limit: u64);
+    fn set_byte_limit(&mut self, from: u64, limit: u64);
 
     /// Fails with [`ErrorKind::ByteLimit`] if `len` more bytes would pass
     /// the byte limit: lets a value that will be read in steps (a block from
@@ -281,7 +282,7 @@ impl<'de> Read<'de> for SliceRead<'de> {
         }
     }
 
-    fn set_byte_limit(&mut self, _limit: u64) {}
+    fn set_byte_limit(&mut self, _from: u64, _limit: u64) {}
 
     fn check_byte_limit(&self, _len: u64) -> Result<()> {
         Ok(())
@@ -356,7 +357,7 @@ impl<'de> Read<'de> for WindowRead<'_> {
         Err(Error::undetailed())
     }
 
-    fn set_byte_limit(&mut self, _limit: u64) {}
+    fn set_byte_limit(&mut self, _from: u64, _limit: u64) {}
 
     fn check_byte_limit(&self, _len: u64) -> Result<()> {
         Ok(())
@@ -398,7 +399,11 @@ pub struct IoRead<R> {
     readable: usize,
     /// Stream offset of `buf[0]`.
     base: u64,
+    /// Stream offset past which nothing may be read.
     limit: u64,
+    /// Where the limit was counted from (a batch counts it per record), so
+    /// that errors report the limit the caller set.
+    limit_from: u64,
     scratch: Vec<u8>,
 }
 
@@ -413,6 +418,7 @@ impl<R: io::Read> IoRead<R> {
             readable: 0,
             base: 0,
             limit: DEFAULT_BYTE_LIMIT,
+            limit_from: 0,
             scratch: Vec::new(),
         }
     }
@@ -439,6 +445,12 @@ impl<R: io::Read> IoRead<R> {
             return Ok(false);
         }
         Ok(self.fill()? == 0)
+    }
+
+    /// The byte limit as the caller set it.
+    #[cold]
+    fn allowed(&self) -> u64 {
+        self.limit.saturating_sub(self.limit_from)
     }
 
     /// Recomputes [`IoRead::readable`] after `filled`, `base` or `limit` changed.
@@ -474,7 +486,9 @@ impl<R: io::Read> IoRead<R> {
         match end {
             Some(end) if end <= self.limit => Ok(()),
             _ => Err(Error::at(
-                ErrorKind::ByteLimit { limit: self.limit },
+                ErrorKind::ByteLimit {
+                    limit: self.allowed(),
+                },
                 self.offset(),
             )),
         }
@@ -596,8 +610,9 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         }
     }
 
-    fn set_byte_limit(&mut self, limit: u64) {
-        self.limit = limit;
+    fn set_byte_limit(&mut self, from: u64, limit: u64) {
+        self.limit_from = from;
+        self.limit = from.saturating_add(limit);
         self.update_readable();
     }
 
@@ -605,7 +620,9 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         match self.offset().checked_add(len) {
             Some(end) if end <= self.limit => Ok(()),
             _ => Err(Error::at(
-                ErrorKind::ByteLimit { limit: self.limit },
+                ErrorKind::ByteLimit {
+                    limit: self.allowed(),
+                },
                 self.offset(),
             )),
         }
@@ -637,7 +654,12 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
             return Err(Error::at(ErrorKind::Io(e), start));
         }
         if start + all.len() as u64 > self.limit {
-            return Err(Error::at(ErrorKind::ByteLimit { limit: self.limit }, start));
+            return Err(Error::at(
+                ErrorKind::ByteLimit {
+                    limit: self.allowed(),
+                },
+                start,
+            ));
         }
         // The buffer now holds the rest of the stream; later reads take
         // from it, and the next refill finds the stream at its end.

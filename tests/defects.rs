@@ -7,6 +7,7 @@
 mod alloc;
 
 use std::io::{self, Read};
+use std::time::Duration;
 
 use kiln::frame::{self, FrameOptions, HEADER_LEN};
 use kiln::{ErrorKind, Options};
@@ -205,4 +206,158 @@ fn zero_byte_elements_are_charged_their_memory() {
     // Within the budget, such elements still decode.
     let v = kiln::from_slice::<Vec<Cached>>(&[100, 0, 0, 0]).unwrap();
     assert_eq!(v.len(), 100);
+}
+
+// ---------------------------------------------------------------------------
+// 4. `#[serde(alias)]`: serde_derive lists aliases among a struct's fields.
+// ---------------------------------------------------------------------------
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Renamed {
+    id: u32,
+    #[serde(alias = "label", alias = "a_title")]
+    name: String,
+    #[serde(alias = "old_score")]
+    score: i16,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+enum WithVariant {
+    Unit,
+    Fields {
+        #[serde(alias = "w")]
+        width: u8,
+        height: u8,
+    },
+}
+
+#[test]
+fn aliased_fields_read_back_in_bare_records_and_batches() {
+    let r = Renamed {
+        id: 7,
+        name: "hi".into(),
+        score: -2,
+    };
+    let bytes = kiln::to_vec(&r).unwrap();
+    // An alias changes no byte.
+    assert_eq!(bytes, [7, 0, 0, 0, 2, 0, 0, 0, b'h', b'i', 0xfe, 0xff]);
+    assert_eq!(kiln::from_slice::<Renamed>(&bytes).unwrap(), r);
+    assert_eq!(kiln::from_reader::<_, Renamed>(&bytes[..]).unwrap(), r);
+    let (back, rest) = kiln::take_from_slice::<Renamed>(&bytes).unwrap();
+    assert_eq!((back, rest), (r.clone(), &[][..]));
+
+    let records = vec![r.clone(), r.clone(), r];
+    let mut batch = Vec::new();
+    for rec in &records {
+        kiln::to_vec_into(rec, &mut batch).unwrap();
+    }
+    let read: Vec<Renamed> = kiln::batch::from_slice(&batch)
+        .collect::<kiln::Result<_>>()
+        .unwrap();
+    assert_eq!(read, records);
+    let read: Vec<Renamed> = kiln::batch::from_reader(&batch[..])
+        .collect::<kiln::Result<_>>()
+        .unwrap();
+    assert_eq!(read, records);
+
+    let v = WithVariant::Fields {
+        width: 3,
+        height: 4,
+    };
+    let bytes = kiln::to_vec(&v).unwrap();
+    assert_eq!(bytes, [1, 0, 0, 0, 3, 4]);
+    assert_eq!(kiln::from_slice::<WithVariant>(&bytes).unwrap(), v);
+    // A short record is still refused, at the field that is missing.
+    let e = kiln::from_slice::<Renamed>(&[7, 0, 0, 0, 2, 0, 0, 0, b'h', b'i', 0xfe]).unwrap_err();
+    assert_eq!((e.kind().code(), e.offset()), ("unexpected-end", Some(10)));
+}
+
+// ---------------------------------------------------------------------------
+// 7. A custom error at the top level points at the value's first byte.
+// ---------------------------------------------------------------------------
+
+#[derive(Deserialize, Debug)]
+#[serde(try_from = "u32")]
+struct Even(#[allow(dead_code)] u32);
+
+impl TryFrom<u32> for Even {
+    type Error = String;
+    fn try_from(v: u32) -> Result<Self, String> {
+        if v % 2 == 0 {
+            Ok(Even(v))
+        } else {
+            Err(format!("{v} is odd"))
+        }
+    }
+}
+
+#[test]
+fn custom_errors_at_the_top_level_have_an_offset() {
+    // Duration overflow: u64::MAX seconds and 10^9 nanoseconds.
+    let mut bytes = u64::MAX.to_le_bytes().to_vec();
+    bytes.extend_from_slice(&1_000_000_000u32.to_le_bytes());
+    let e = kiln::from_slice::<Duration>(&bytes).unwrap_err();
+    assert_eq!((e.kind().code(), e.offset()), ("custom", Some(0)));
+    let e = kiln::from_reader::<_, Duration>(&bytes[..]).unwrap_err();
+    assert_eq!((e.kind().code(), e.offset()), ("custom", Some(0)));
+    // As before, inside a tuple it points at the element.
+    let mut tuple = vec![5];
+    tuple.extend_from_slice(&bytes);
+    let e = kiln::from_slice::<(u8, Duration)>(&tuple).unwrap_err();
+    assert_eq!((e.kind().code(), e.offset()), ("custom", Some(1)));
+
+    let e = kiln::from_slice::<Even>(&[3, 0, 0, 0]).unwrap_err();
+    assert_eq!((e.kind().code(), e.offset()), ("custom", Some(0)));
+    let e = kiln::take_from_slice::<Even>(&[3, 0, 0, 0]).unwrap_err();
+    assert_eq!(e.offset(), Some(0));
+    // In a batch, at the record's start.
+    let e = kiln::batch::from_slice::<Even>(&[2, 0, 0, 0, 3, 0, 0, 0])
+        .nth(1)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        (e.kind().code(), e.offset(), e.record()),
+        ("custom", Some(4), Some(1))
+    );
+    let e = kiln::batch::from_reader::<Even, _>(&[2, 0, 0, 0, 3, 0, 0, 0][..])
+        .nth(1)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!((e.offset(), e.record()), (Some(4), Some(1)));
+}
+
+// ---------------------------------------------------------------------------
+// 6. A byte-limit error in a batch reports the limit that was set.
+// ---------------------------------------------------------------------------
+
+#[derive(Deserialize, Debug)]
+struct Message {
+    #[allow(dead_code)]
+    text: String,
+}
+
+#[test]
+fn byte_limit_in_a_batch_reports_the_limit_the_record_and_the_field() {
+    // Record 0 is "hi"; record 1 claims a string of 0xf0000000 bytes.
+    let bytes = [2, 0, 0, 0, b'h', b'i', 0, 0, 0, 0xf0];
+    let e = kiln::batch::from_reader::<Message, _>(&bytes[..])
+        .nth(1)
+        .unwrap()
+        .unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::ByteLimit { limit: 1073741824 }),
+        "{e}"
+    );
+    assert_eq!((e.offset(), e.record()), (Some(10), Some(1)));
+    assert_eq!(e.path().as_deref(), Some("Message.text"));
+    assert!(e.to_string().contains("at most 1073741824 bytes"), "{e}");
+    let opts = Options::new().byte_limit(100);
+    let e = kiln::batch::from_reader_with::<Message, _>(&bytes[..], opts)
+        .nth(1)
+        .unwrap()
+        .unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::ByteLimit { limit: 100 }),
+        "{e}"
+    );
 }

@@ -42,7 +42,7 @@ fn a_visitor_that_stops_early_is_a_length_mismatch() {
     assert_eq!(err.kind().code(), "length-mismatch");
     assert_eq!(
         err.to_string(),
-        "length mismatch: declared 2 elements, wrote 1 at byte 4"
+        "length mismatch: declared 2 elements, found 1 at byte 4"
     );
 }
 

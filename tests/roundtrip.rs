@@ -754,7 +754,7 @@ fn declared_length_must_match_written_length() {
         assert_eq!(err.kind().code(), "length-mismatch");
         assert_eq!(
             err.to_string(),
-            "length mismatch: declared 3 elements, wrote 2"
+            "length mismatch: declared 3 elements, found 2"
         );
         let err = write_error(&Liar {
             declared: 0,
@@ -764,7 +764,7 @@ fn declared_length_must_match_written_length() {
         assert_eq!(err.kind().code(), "length-mismatch");
         assert_eq!(
             err.to_string(),
-            "length mismatch: declared 0 elements, wrote 1"
+            "length mismatch: declared 0 elements, found 1"
         );
         // Telling the truth works.
         let ok = Liar {
@@ -866,7 +866,7 @@ fn lengths_above_u32_max_are_refused() {
     let err = write_error(&Max);
     assert_eq!(
         err.to_string(),
-        "length mismatch: declared 4294967295 elements, wrote 0"
+        "length mismatch: declared 4294967295 elements, found 0"
     );
 }
 
