@@ -283,7 +283,7 @@ struct Even(#[allow(dead_code)] u32);
 impl TryFrom<u32> for Even {
     type Error = String;
     fn try_from(v: u32) -> Result<Self, String> {
-        if v % 2 == 0 {
+        if v.is_multiple_of(2) {
             Ok(Even(v))
         } else {
             Err(format!("{v} is odd"))
@@ -359,5 +359,66 @@ fn byte_limit_in_a_batch_reports_the_limit_the_record_and_the_field() {
     assert!(
         matches!(e.kind(), ErrorKind::ByteLimit { limit: 100 }),
         "{e}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 1. Tracing a type that reaches itself only through transparent types is
+//    an error naming it, not a stack overflow.
+// ---------------------------------------------------------------------------
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(transparent)]
+struct Nest(Option<Box<Nest>>);
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(transparent)]
+struct Forest(Vec<Forest>);
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(transparent)]
+struct Dict(std::collections::BTreeMap<String, Dict>);
+
+/// Recursion through a named newtype has a name to refer back to.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Named(Option<Box<Named>>);
+
+fn expect_transparent_recursion(e: kiln::Error, type_name: &str) {
+    assert_eq!(e.kind().code(), "schema-trace", "{e}");
+    let ErrorKind::SchemaTrace {
+        type_name: named,
+        reason,
+    } = e.kind()
+    else {
+        unreachable!()
+    };
+    assert!(named.ends_with(type_name), "{named}");
+    assert!(reason.contains("#[serde(transparent)]"), "{reason}");
+    assert!(reason.contains("levels deep"), "{reason}");
+}
+
+#[test]
+fn transparent_recursion_is_a_schema_error_not_an_abort() {
+    expect_transparent_recursion(kiln::schema::schema_of::<Nest>().unwrap_err(), "Nest");
+    expect_transparent_recursion(frame::to_vec(&Nest(None)).unwrap_err(), "Nest");
+    let bare = kiln::to_vec(&Nest(None)).unwrap();
+    let mut framed = FrameOptions::new().to_vec(&0u8).unwrap();
+    framed.truncate(HEADER_LEN);
+    framed.extend_from_slice(&bare);
+    expect_transparent_recursion(frame::from_slice::<Nest>(&framed).unwrap_err(), "Nest");
+    expect_transparent_recursion(frame::to_vec(&Forest(vec![])).unwrap_err(), "Forest");
+    expect_transparent_recursion(
+        frame::to_vec(&Dict(Default::default())).unwrap_err(),
+        "Dict",
+    );
+    // The bare layout needs no schema and reads these types as ever.
+    assert!(kiln::from_slice::<Nest>(&[1, 1, 0]).unwrap().0.is_some());
+
+    let n = Named(Some(Box::new(Named(None))));
+    let bytes = frame::to_vec(&n).unwrap();
+    assert_eq!(frame::from_slice::<Named>(&bytes).unwrap(), n);
+    assert_eq!(
+        kiln::schema::schema_of::<Named>().unwrap().text(),
+        Some("root Named\nstruct Named(option<Named>)\n")
     );
 }

@@ -47,6 +47,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorKind, Result};
 
+mod bounded;
+use bounded::Root;
+
 /// A 64-bit schema fingerprint: the first 8 bytes of the SHA-256 digest of
 /// the canonical schema text, read as a little-endian `u64`.
 ///
@@ -258,7 +261,9 @@ impl Tracer {
     /// tracer could otherwise not all see.
     pub fn include<T: DeserializeOwned>(mut self) -> Self {
         self.includes.push(Box::new(|tracer, samples| {
-            tracer.trace_type::<T>(samples).map(|_| ())
+            tracer
+                .trace_type_with_seed(samples, Root::<T>::new())
+                .map(|_| ())
         }));
         self
     }
@@ -327,6 +332,14 @@ fn trace_error(type_name: &str, e: serde_reflection::Error) -> Error {
             "it calls `{what}`, which a positional format cannot answer \
              (Kiln cannot read it either)"
         ),
+        E::Custom(msg) if msg.contains(bounded::TOO_DEEP) => format!(
+            "it nests more than {} levels deep without passing a named container. \
+             A #[serde(transparent)] type that contains itself (through an Option, \
+             Box, Vec or map) has no name in the schema text to refer back to, so \
+             it has no schema: remove #[serde(transparent)] from it (a newtype \
+             struct costs no byte, and its name lets the text refer back to it)",
+            bounded::MAX_DEPTH
+        ),
         E::Custom(msg) => format!(
             "its Deserialize refused a value the tracer made up ({msg}). Give a sample \
              with `kiln::schema::Tracer::new().sample(&value)`, other made-up values with \
@@ -386,7 +399,9 @@ fn trace_schema<'de, T: Deserialize<'de>>(
         for include in includes {
             include(&mut tracer, samples).map_err(fail)?;
         }
-        let (root, _) = tracer.trace_type::<T>(samples).map_err(fail)?;
+        let (root, _) = tracer
+            .trace_type_with_seed(samples, Root::<T>::new())
+            .map_err(fail)?;
         loop {
             let mut cleared = false;
             for name in &enums {
@@ -399,7 +414,9 @@ fn trace_schema<'de, T: Deserialize<'de>>(
             if passes > MAX_PASSES {
                 return Err(not_reached(type_name, &enums));
             }
-            tracer.trace_type::<T>(samples).map_err(fail)?;
+            tracer
+                .trace_type_with_seed(samples, Root::<T>::new())
+                .map_err(fail)?;
         }
         match tracer.registry() {
             Ok(registry) => {
