@@ -342,7 +342,7 @@ fn trace_error(type_name: &str, e: serde_reflection::Error) -> Error {
         ),
         E::Custom(msg) => format!(
             "its Deserialize refused a value the tracer made up ({msg}). Give a sample \
-             with `kiln::schema::Tracer::new().sample(&value)`, other made-up values with \
+             with `kiln::schema::Tracer::new().sample(value)` (an owned value), other made-up values with \
              `Tracer::with_config`, or the fingerprint itself with `Schema::from_fingerprint`, \
              then `kiln::schema::register`"
         ),
