@@ -82,6 +82,7 @@ enum Untagged {
 
 /// The two-array record of the directory vectors.
 type Two = (kiln::Array<u8>, kiln::Array<u16>);
+type Labeled = (String, kiln::Array<u16>);
 
 // ----- reading the catalogue ---------------------------------------------------
 
@@ -266,6 +267,7 @@ fn decode_slice(ty: &str, bytes: &[u8]) -> kiln::Result<()> {
         "Vec<f64>" => go::<Vec<f64>>(bytes),
         "Array<u8>" => go::<kiln::Array<u8>>(bytes),
         "Two" => go::<Two>(bytes),
+        "Labeled<u16>" => go::<Labeled>(bytes),
         other => panic!("the catalogue names a type the test does not know: {other}"),
     }
 }

@@ -147,6 +147,14 @@ reject("more-arrays-than-entries", "Two", one_entry, "array-count", 3)
 reject("more-entries-than-arrays", "Array<u8>", two, "array-count", 3)
 gap = record(b"\x01\x02\x03\x00", [entry(0x01, [3], 0, 3)])
 reject("values-end-before-directory", "Array<u8>", gap, "directory-position", 3)
+# The directory offset points before the first array (d = 2 in `labeled`,
+# whose array is met at 6; trailer at 112): without the type, the entries
+# are read from 2 and the first is refused; a typed reader, which finds the
+# directory at the first array, refuses the offset itself (8.6, rule 2a).
+assert len(labeled) == 136
+before = put(labeled, 112, struct.pack("<Q", 2))
+reject("directory-before-first-array-list", None, before, "unknown-dtype", 2, mode="list")
+reject("directory-before-first-array", "Labeled<u16>", before, "directory-position", 112)
 reject("no-directory", "Array<u8>", b"\x01\x02\x03", "directory-missing", 3)
 reject("magic-wrong", "Array<u8>", put(one_entry, len(one_entry) - 1, b"2"),
        "directory-missing", len(one_entry))
