@@ -463,15 +463,20 @@ const STREAM_FIRST_STEP: usize = 4 * 1024;
 /// `count_offset`) was just read: checks that the input can hold them
 /// before allocating, then copies them in.
 ///
-/// From a slice the count is checked against the bytes left
-/// ([`ErrorKind::CountTooLarge`] at the count's offset) and the vector is
-/// allocated once. From a stream, whose length is unknown, the vector grows
-/// in doubling steps (from 4 KiB) as the bytes arrive, so memory follows the input and
-/// a count the stream cannot back ends in [`ErrorKind::UnexpectedEnd`].
+/// `seq` is `Some(zero-sized budget left)` for a sequence and `None` for a
+/// byte string. A short sequence fails as the element-by-element reading
+/// of the same `seq<T>` does (spec 4.4): [`ErrorKind::CountTooLarge`] at
+/// the count if the bytes left plus the budget cannot hold it, else
+/// [`ErrorKind::UnexpectedEnd`] at the first element not there whole; a
+/// short byte string fails whole, at its first byte. From a slice the
+/// vector is allocated once. From a stream, whose length is unknown, it
+/// grows in doubling steps (from 4 KiB) as the bytes arrive, so memory
+/// follows the input.
 pub(crate) fn read_elements<'de, T: Element, R: Read<'de>>(
     read: &mut R,
     count: u32,
     count_offset: u64,
+    seq: Option<u64>,
 ) -> Result<Vec<T>> {
     let count = count as usize;
     let name = <T as private::Sealed>::BLOCK;
@@ -484,16 +489,35 @@ pub(crate) fn read_elements<'de, T: Element, R: Read<'de>>(
             count_offset,
         )
     };
-    let Some(len) = count.checked_mul(T::SIZE) else {
-        return Err(too_large(read.remaining().unwrap_or(0) / T::SIZE as u64));
-    };
     if let Some(remaining) = read.remaining() {
-        if len as u64 > remaining {
-            return Err(too_large(remaining / T::SIZE as u64));
+        let len = count as u64 * T::SIZE as u64;
+        if len > remaining {
+            // The errors of the element-by-element reading, which every
+            // other reader of the same `seq<T>` meets (a `VecDeque<T>`, a
+            // set): the count against the bytes left plus the zero-sized
+            // budget (spec 3.19.3), then the first element not there whole.
+            let max = remaining.saturating_add(seq.unwrap_or(0));
+            if count as u64 > max {
+                return Err(too_large(max));
+            }
+            let whole = remaining / T::SIZE as u64;
+            return Err(Error::at(
+                ErrorKind::UnexpectedEnd {
+                    expected: T::NAME,
+                    needed: T::SIZE as u64,
+                    available: remaining % T::SIZE as u64,
+                },
+                read.offset() + whole * T::SIZE as u64,
+            )
+            .in_index(whole));
         }
+        let len = len as usize;
         let bytes = read.read_bytes(len, name)?;
         return Ok(vec_from_whole(&bytes));
     }
+    let Some(len) = count.checked_mul(T::SIZE) else {
+        return Err(too_large(u64::MAX));
+    };
     // A block past the stream's byte limit is refused whole, as a string
     // is, rather than after reading up to the limit.
     read.check_byte_limit(len as u64)?;
@@ -509,8 +533,10 @@ pub(crate) fn read_elements<'de, T: Element, R: Read<'de>>(
         vec.resize(old + n, T::default());
         if let Err(e) = read.read_into(native_bytes_mut(&mut vec[old..]), name) {
             return Err(match *e.kind() {
-                // Report the block as a whole, not the step that failed.
-                ErrorKind::UnexpectedEnd { available, .. } => Error::at(
+                // Report the first element not there whole, as the
+                // element-by-element reading (and a slice) does.
+                ErrorKind::UnexpectedEnd { available, .. } if seq.is_none() => Error::at(
+                    // A byte string: reported whole, as from a slice.
                     ErrorKind::UnexpectedEnd {
                         expected: name,
                         needed: len as u64,
@@ -518,6 +544,19 @@ pub(crate) fn read_elements<'de, T: Element, R: Read<'de>>(
                     },
                     start,
                 ),
+                ErrorKind::UnexpectedEnd { available, .. } => {
+                    let received = (old * T::SIZE) as u64 + available;
+                    let whole = received / T::SIZE as u64;
+                    Error::at(
+                        ErrorKind::UnexpectedEnd {
+                            expected: T::NAME,
+                            needed: T::SIZE as u64,
+                            available: received % T::SIZE as u64,
+                        },
+                        start + whole * T::SIZE as u64,
+                    )
+                    .in_index(whole)
+                }
                 _ => e,
             });
         }

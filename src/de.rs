@@ -443,7 +443,10 @@ impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
     fn read_block<T: Element>(&mut self) -> Result<Vec<T>> {
         let count_offset = self.read.offset();
         let count = self.read_u32("count (u32)")?;
-        self.nested(|de| block::read_elements::<T, R>(&mut de.read, count, count_offset))
+        let zero_sized_left = self.zero_sized_left;
+        self.nested(|de| {
+            block::read_elements::<T, R>(&mut de.read, count, count_offset, Some(zero_sized_left))
+        })
     }
 
     /// Reads a sequence of `count` elements, checking the visitor takes all.
@@ -595,7 +598,7 @@ impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Deserializ
             // buffer, in bounded steps, and hand them over.
             let count_offset = self.read.offset();
             let count = self.read_u32("count (u32)")?;
-            let bytes = block::read_elements::<u8, R>(&mut self.read, count, count_offset)?;
+            let bytes = block::read_elements::<u8, R>(&mut self.read, count, count_offset, None)?;
             return visitor
                 .visit_byte_buf(bytes)
                 .map_err(|e: Error| e.or_offset(count_offset + 4));

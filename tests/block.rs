@@ -592,15 +592,24 @@ fn count_larger_than_input_fails_before_allocating() {
     assert_eq!(err.offset(), Some(0));
     assert_eq!(
         err.to_string(),
-        "count too large: the remaining input holds at most 0 elements, found a count of 4294967295 at byte 0"
+        // 6 bytes left, plus the zero-sized budget: as for any `seq<u64>`.
+        "count too large: the remaining input holds at most 1048582 elements, found a count of 4294967295 at byte 0"
     );
     assert!(largest < 1024, "allocated {largest} bytes");
 
-    // A count that would fit as bytes but not as elements: 3 f32 in 8 bytes.
-    let err = kiln::from_slice::<Vec<f32>>(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]).unwrap_err();
-    assert_eq!(err.kind().code(), "count-too-large");
-    assert_eq!(err.offset(), Some(0));
-    assert!(err.to_string().contains("at most 2 elements"), "{err}");
+    // A count that would fit as bytes but not as elements: 3 f32 in 8
+    // bytes. As for every `seq<f32>` (a `VecDeque<f32>` reads element by
+    // element), the third element is the one cut short.
+    let bytes = [3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let err = kiln::from_slice::<Vec<f32>>(&bytes).unwrap_err();
+    assert_eq!(err.kind().code(), "unexpected-end");
+    assert_eq!(err.offset(), Some(12));
+    assert_eq!(err.path().as_deref(), Some("[2]"));
+    let deque = kiln::from_slice::<std::collections::VecDeque<f32>>(&bytes).unwrap_err();
+    assert_eq!(
+        (deque.kind().code(), deque.offset()),
+        ("unexpected-end", Some(12))
+    );
 
     // At an offset inside a struct, with the field path.
     #[derive(Deserialize, Debug)]
@@ -613,9 +622,9 @@ fn count_larger_than_input_fails_before_allocating() {
         1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ])
     .unwrap_err();
-    assert_eq!(err.kind().code(), "count-too-large");
-    assert_eq!(err.offset(), Some(1));
-    assert_eq!(err.path().as_deref(), Some("S.v"));
+    assert_eq!(err.kind().code(), "unexpected-end");
+    assert_eq!(err.offset(), Some(21));
+    assert_eq!(err.path().as_deref(), Some("S.v[1]"));
 }
 
 #[test]
@@ -627,10 +636,11 @@ fn count_larger_than_stream_fails_with_bounded_memory() {
     let (res, largest) = largest_allocation(|| kiln::from_reader::<_, Vec<f32>>(&input[..]));
     let err = res.unwrap_err();
     assert_eq!(err.kind().code(), "unexpected-end");
-    assert_eq!(err.offset(), Some(4));
+    // Element 1 is the first not there whole, as from a slice.
+    assert_eq!(err.offset(), Some(8));
     assert_eq!(
         err.to_string(),
-        "unexpected end of input: expected f32 block (400000000 bytes), found 6 bytes at byte 4"
+        "unexpected end of input: expected f32 (4 bytes), found 2 bytes at byte 8 in [1]"
     );
     assert!(largest <= 16 * 1024, "allocated {largest} bytes");
 
@@ -649,8 +659,9 @@ fn count_larger_than_stream_fails_with_bounded_memory() {
     let (res, largest) = largest_allocation(|| kiln::from_reader::<_, Vec<f64>>(&big[..]));
     let err = res.unwrap_err();
     assert_eq!(err.kind().code(), "unexpected-end");
-    assert_eq!(err.offset(), Some(4));
-    assert!(err.to_string().contains("found 200000 bytes"), "{err}");
+    // 25,000 whole f64 arrived: element 25,000 is the one missing.
+    assert_eq!(err.offset(), Some(4 + 200_000));
+    assert_eq!(err.path().as_deref(), Some("[25000]"));
     assert!(
         largest <= 2 * 200_000 + 4 * 1024,
         "allocated {largest} bytes"
