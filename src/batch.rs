@@ -86,7 +86,10 @@ where
 /// Refuses a record that wrote arrays: back to back, nothing tells where
 /// it ends, so its directory could never be found (`spec/07-batch.md`).
 #[inline]
-pub(crate) fn no_arrays<O: crate::ser::Output>(ser: &Serializer<O>, index: u64) -> Result<()> {
+pub(crate) fn no_arrays<O: crate::ser::Output, C: crate::ser::Check>(
+    ser: &Serializer<O, C>,
+    index: u64,
+) -> Result<()> {
     match ser.array_count() {
         0 => Ok(()),
         n => Err(arrays_in_batch(n, index)),
@@ -160,8 +163,18 @@ impl<W: io::Write> BatchWriter<W> {
     /// record that holds shaped arrays. A record that fails to encode is
     /// taken out again: the batch holds only whole records.
     pub fn push<T: ?Sized + Serialize>(&mut self, record: &T) -> Result<()> {
+        self.push_with(record, crate::ser::Unchecked)
+    }
+
+    /// [`BatchWriter::push`] with `check` told of what is written.
+    #[inline]
+    pub(crate) fn push_with<T: ?Sized + Serialize, C: crate::ser::Check>(
+        &mut self,
+        record: &T,
+        check: C,
+    ) -> Result<()> {
         let start = self.buf.len();
-        let mut ser = Serializer::new(&mut self.buf);
+        let mut ser = Serializer::with_check(&mut self.buf, check);
         if let Err(e) = record
             .serialize(&mut ser)
             .and_then(|()| no_arrays(&ser, self.count))

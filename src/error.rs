@@ -508,6 +508,22 @@ pub enum ErrorKind {
         /// The fingerprint of the embedded text.
         found: String,
     },
+    /// A schema text is not canonical text (`spec/05-schema.md`, 5.2); the
+    /// offset is the byte within the text.
+    #[error("malformed schema text: {reason}")]
+    SchemaText {
+        /// What is wrong there.
+        reason: &'static str,
+    },
+    /// A `Serialize` impl wrote something other than what the schema a
+    /// frame stamps (traced from `Deserialize`) lets a reader read back.
+    #[error("{what} does not match the frame's schema: {why}")]
+    SerializeMismatch {
+        /// The struct, tuple struct or enum variant that was written.
+        what: String,
+        /// What the schema says instead, and the likely cause.
+        why: String,
+    },
     /// The schema of a type could not be traced.
     #[error("cannot trace the schema of `{type_name}`: {reason}")]
     SchemaTrace {
@@ -643,6 +659,8 @@ impl ErrorKind {
             ErrorKind::HeaderField { .. } => "header-field",
             ErrorKind::SchemaMismatch { .. } => "schema-mismatch",
             ErrorKind::SchemaTextMismatch { .. } => "schema-text-mismatch",
+            ErrorKind::SchemaText { .. } => "schema-text",
+            ErrorKind::SerializeMismatch { .. } => "serialize-mismatch",
             ErrorKind::SchemaTrace { .. } => "schema-trace",
             ErrorKind::FrameTruncated { .. } => "frame-truncated",
             ErrorKind::CountMismatch { .. } => "count-mismatch",

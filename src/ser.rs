@@ -12,7 +12,7 @@ use serde::ser::{self, Serialize};
 use crate::block::{self, Element};
 use crate::error::{Error, ErrorKind, Result};
 
-mod private {
+pub(crate) mod private {
     pub trait Sealed {}
 }
 
@@ -189,8 +189,11 @@ impl Output for SizeCounter {
 /// assert_eq!(buf, [0x09, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff]);
 /// # Ok::<(), kiln::Error>(())
 /// ```
-pub struct Serializer<O> {
+pub struct Serializer<O, C = Unchecked> {
     out: O,
+    /// What checks the containers written (a frame's schema guard), or
+    /// nothing ([`Unchecked`], which compiles to no code).
+    check: C,
     /// Output position where the current record started.
     origin: u64,
     /// Arrays written in the current record, for its directory.
@@ -230,9 +233,17 @@ impl<O: Output> Serializer<O> {
     /// A serializer that writes into `out`. The record starts at the
     /// output's current end: array blocks are aligned from there.
     pub fn new(out: O) -> Self {
+        Serializer::with_check(out, Unchecked)
+    }
+}
+
+impl<O: Output, C: Check> Serializer<O, C> {
+    /// A serializer that tells `check` of every container it writes.
+    pub(crate) fn with_check(out: O, check: C) -> Self {
         let origin = out.position();
         Serializer {
             out,
+            check,
             origin,
             arrays: Vec::new(),
         }
@@ -332,12 +343,25 @@ impl<O: Output> Serializer<O> {
         self.write(&count.to_le_bytes())
     }
 
+    /// Writes a variant's index, after telling the check what follows it.
     #[inline]
-    fn write_variant(&mut self, index: u32) -> Result<()> {
+    fn write_variant(
+        &mut self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        shape: WrittenShape,
+    ) -> Result<()> {
+        self.check.written(Written::Variant {
+            name,
+            index,
+            variant,
+            shape,
+        })?;
         self.write(&index.to_le_bytes())
     }
 
-    fn open_seq(&mut self, len: Option<usize>) -> Result<Compound<'_, O>> {
+    fn open_seq(&mut self, len: Option<usize>) -> Result<Compound<'_, O, C>> {
         let (declared, token) = match len {
             Some(n) => {
                 self.write_count(n)?;
@@ -371,16 +395,16 @@ macro_rules! write_number {
     )*};
 }
 
-impl<'a, O: Output> ser::Serializer for &'a mut Serializer<O> {
+impl<'a, O: Output, C: Check> ser::Serializer for &'a mut Serializer<O, C> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Compound<'a, O>;
-    type SerializeTuple = Compound<'a, O>;
-    type SerializeTupleStruct = Compound<'a, O>;
-    type SerializeTupleVariant = Compound<'a, O>;
-    type SerializeMap = Compound<'a, O>;
-    type SerializeStruct = Compound<'a, O>;
-    type SerializeStructVariant = Compound<'a, O>;
+    type SerializeSeq = Compound<'a, O, C>;
+    type SerializeTuple = Compound<'a, O, C>;
+    type SerializeTupleStruct = Compound<'a, O, C>;
+    type SerializeTupleVariant = Compound<'a, O, C>;
+    type SerializeMap = Compound<'a, O, C>;
+    type SerializeStruct = Compound<'a, O, C>;
+    type SerializeStructVariant = Compound<'a, O, C>;
 
     #[inline]
     fn serialize_bool(self, v: bool) -> Result<()> {
@@ -428,13 +452,21 @@ impl<'a, O: Output> ser::Serializer for &'a mut Serializer<O> {
     }
 
     #[inline]
-    fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
-        Ok(())
+    fn serialize_unit_struct(self, name: &'static str) -> Result<()> {
+        self.check.written(Written::Struct {
+            name,
+            shape: WrittenShape::Unit,
+        })
     }
 
     #[inline]
-    fn serialize_unit_variant(self, _: &'static str, index: u32, _: &'static str) -> Result<()> {
-        self.write_variant(index)
+    fn serialize_unit_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+    ) -> Result<()> {
+        self.write_variant(name, index, variant, WrittenShape::Unit)
     }
 
     #[inline]
@@ -448,23 +480,27 @@ impl<'a, O: Output> ser::Serializer for &'a mut Serializer<O> {
         {
             return self.write_array(raw);
         }
+        self.check.written(Written::Struct {
+            name,
+            shape: WrittenShape::Newtype,
+        })?;
         value.serialize(self)
     }
 
     #[inline]
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,
-        _: &'static str,
+        name: &'static str,
         index: u32,
-        _: &'static str,
+        variant: &'static str,
         value: &T,
     ) -> Result<()> {
-        self.write_variant(index)?;
+        self.write_variant(name, index, variant, WrittenShape::Newtype)?;
         value.serialize(self)
     }
 
     #[inline]
-    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, O>> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, O, C>> {
         self.open_seq(len)
     }
 
@@ -494,13 +530,17 @@ impl<'a, O: Output> ser::Serializer for &'a mut Serializer<O> {
     }
 
     #[inline]
-    fn serialize_tuple(self, _len: usize) -> Result<Compound<'a, O>> {
-        Ok(Compound::fixed(self, ""))
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'a, O, C>> {
+        Ok(Compound::fixed(self, "", len))
     }
 
     #[inline]
-    fn serialize_tuple_struct(self, name: &'static str, _len: usize) -> Result<Compound<'a, O>> {
-        Ok(Compound::fixed(self, name))
+    fn serialize_tuple_struct(self, name: &'static str, len: usize) -> Result<Compound<'a, O, C>> {
+        self.check.written(Written::Struct {
+            name,
+            shape: WrittenShape::Tuple(len),
+        })?;
+        Ok(Compound::fixed(self, name, len))
     }
 
     #[inline]
@@ -508,21 +548,25 @@ impl<'a, O: Output> ser::Serializer for &'a mut Serializer<O> {
         self,
         name: &'static str,
         index: u32,
-        _: &'static str,
-        _len: usize,
-    ) -> Result<Compound<'a, O>> {
-        self.write_variant(index)?;
-        Ok(Compound::fixed(self, name))
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound<'a, O, C>> {
+        self.write_variant(name, index, variant, WrittenShape::Tuple(len))?;
+        Ok(Compound::fixed(self, name, len))
     }
 
     #[inline]
-    fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, O>> {
+    fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, O, C>> {
         self.open_seq(len)
     }
 
     #[inline]
-    fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Compound<'a, O>> {
-        Ok(Compound::fixed(self, name))
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'a, O, C>> {
+        self.check.written(Written::Struct {
+            name,
+            shape: WrittenShape::Fields(len),
+        })?;
+        Ok(Compound::fixed(self, name, len))
     }
 
     #[inline]
@@ -530,11 +574,11 @@ impl<'a, O: Output> ser::Serializer for &'a mut Serializer<O> {
         self,
         name: &'static str,
         index: u32,
-        _: &'static str,
-        _len: usize,
-    ) -> Result<Compound<'a, O>> {
-        self.write_variant(index)?;
-        Ok(Compound::fixed(self, name))
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound<'a, O, C>> {
+        self.write_variant(name, index, variant, WrittenShape::Fields(len))?;
+        Ok(Compound::fixed(self, name, len))
     }
 
     fn is_human_readable(&self) -> bool {
@@ -543,9 +587,9 @@ impl<'a, O: Output> ser::Serializer for &'a mut Serializer<O> {
 }
 
 /// Writes a block: the count, then the elements' little-endian bytes at once.
-struct WriteBlock<'a, O>(&'a mut Serializer<O>);
+struct WriteBlock<'a, O, C>(&'a mut Serializer<O, C>);
 
-impl<O: Output> block::SliceFn for WriteBlock<'_, O> {
+impl<O: Output, C: Check> block::SliceFn for WriteBlock<'_, O, C> {
     type Out = Result<()>;
     #[inline]
     fn call<T: Element>(self, elems: &[T]) -> Result<()> {
@@ -559,8 +603,8 @@ impl<O: Output> block::SliceFn for WriteBlock<'_, O> {
 /// Sequences and maps check that the number of elements written matches
 /// the count written in front of them (or fill the count in, when it was
 /// unknown). Structs refuse skipped fields.
-pub struct Compound<'a, O> {
-    ser: &'a mut Serializer<O>,
+pub struct Compound<'a, O, C = Unchecked> {
+    ser: &'a mut Serializer<O, C>,
     /// Count written up front, if any.
     declared: Option<u64>,
     /// Token of a count to fill in at the end, for unknown lengths.
@@ -573,11 +617,14 @@ pub struct Compound<'a, O> {
     container: &'static str,
 }
 
-impl<'a, O: Output> Compound<'a, O> {
-    fn fixed(ser: &'a mut Serializer<O>, container: &'static str) -> Self {
+impl<'a, O: Output, C: Check> Compound<'a, O, C> {
+    /// A tuple, tuple struct or struct of `len` values. Under a check, the
+    /// values written are counted against `len` too.
+    #[inline]
+    fn fixed(ser: &'a mut Serializer<O, C>, container: &'static str, len: usize) -> Self {
         Compound {
             ser,
-            declared: None,
+            declared: if C::ON { Some(len as u64) } else { None },
             token: None,
             count: 0,
             key_pending: false,
@@ -611,7 +658,7 @@ impl<'a, O: Output> Compound<'a, O> {
     }
 }
 
-impl<O: Output> ser::SerializeSeq for Compound<'_, O> {
+impl<O: Output, C: Check> ser::SerializeSeq for Compound<'_, O, C> {
     type Ok = ();
     type Error = Error;
     #[inline]
@@ -624,46 +671,64 @@ impl<O: Output> ser::SerializeSeq for Compound<'_, O> {
     }
 }
 
-impl<O: Output> ser::SerializeTuple for Compound<'_, O> {
+impl<O: Output, C: Check> ser::SerializeTuple for Compound<'_, O, C> {
     type Ok = ();
     type Error = Error;
     #[inline]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        if C::ON {
+            self.count += 1;
+        }
         value.serialize(&mut *self.ser)
     }
     #[inline]
     fn end(self) -> Result<()> {
+        if C::ON {
+            return self.finish();
+        }
         Ok(())
     }
 }
 
-impl<O: Output> ser::SerializeTupleStruct for Compound<'_, O> {
+impl<O: Output, C: Check> ser::SerializeTupleStruct for Compound<'_, O, C> {
     type Ok = ();
     type Error = Error;
     #[inline]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        if C::ON {
+            self.count += 1;
+        }
         value.serialize(&mut *self.ser)
     }
     #[inline]
     fn end(self) -> Result<()> {
+        if C::ON {
+            return self.finish();
+        }
         Ok(())
     }
 }
 
-impl<O: Output> ser::SerializeTupleVariant for Compound<'_, O> {
+impl<O: Output, C: Check> ser::SerializeTupleVariant for Compound<'_, O, C> {
     type Ok = ();
     type Error = Error;
     #[inline]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        if C::ON {
+            self.count += 1;
+        }
         value.serialize(&mut *self.ser)
     }
     #[inline]
     fn end(self) -> Result<()> {
+        if C::ON {
+            return self.finish();
+        }
         Ok(())
     }
 }
 
-impl<O: Output> ser::SerializeMap for Compound<'_, O> {
+impl<O: Output, C: Check> ser::SerializeMap for Compound<'_, O, C> {
     type Ok = ();
     type Error = Error;
     #[inline]
@@ -702,11 +767,14 @@ impl<O: Output> ser::SerializeMap for Compound<'_, O> {
     }
 }
 
-impl<O: Output> ser::SerializeStruct for Compound<'_, O> {
+impl<O: Output, C: Check> ser::SerializeStruct for Compound<'_, O, C> {
     type Ok = ();
     type Error = Error;
     #[inline]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, _: &'static str, value: &T) -> Result<()> {
+        if C::ON {
+            self.count += 1;
+        }
         value.serialize(&mut *self.ser)
     }
     fn skip_field(&mut self, field: &'static str) -> Result<()> {
@@ -717,15 +785,21 @@ impl<O: Output> ser::SerializeStruct for Compound<'_, O> {
     }
     #[inline]
     fn end(self) -> Result<()> {
+        if C::ON {
+            return self.finish();
+        }
         Ok(())
     }
 }
 
-impl<O: Output> ser::SerializeStructVariant for Compound<'_, O> {
+impl<O: Output, C: Check> ser::SerializeStructVariant for Compound<'_, O, C> {
     type Ok = ();
     type Error = Error;
     #[inline]
     fn serialize_field<T: ?Sized + Serialize>(&mut self, _: &'static str, value: &T) -> Result<()> {
+        if C::ON {
+            self.count += 1;
+        }
         value.serialize(&mut *self.ser)
     }
     fn skip_field(&mut self, field: &'static str) -> Result<()> {
@@ -736,6 +810,110 @@ impl<O: Output> ser::SerializeStructVariant for Compound<'_, O> {
     }
     #[inline]
     fn end(self) -> Result<()> {
+        if C::ON {
+            return self.finish();
+        }
         Ok(())
+    }
+}
+
+/// A layer over the serializer that is told of every named container it
+/// writes, before its bytes: the frame writer's schema guard
+/// (`schema::guard`), or [`Unchecked`]. Sealed.
+#[doc(hidden)]
+pub trait Check: private::Sealed {
+    /// Whether the check does anything; when not, tuples and structs are
+    /// not counted either.
+    const ON: bool;
+
+    /// Called before the bytes of a struct, tuple struct, newtype or unit
+    /// struct, or enum variant are written.
+    fn written(&mut self, written: Written) -> Result<()>;
+}
+
+/// No check: what bare records are written with.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unchecked;
+
+impl private::Sealed for Unchecked {}
+
+impl Check for Unchecked {
+    const ON: bool = false;
+
+    #[inline(always)]
+    fn written(&mut self, _: Written) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A named container the serializer is asked to write.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum Written {
+    /// A struct, tuple struct, newtype struct or unit struct.
+    Struct {
+        /// The name serde gives it.
+        name: &'static str,
+        /// What follows.
+        shape: WrittenShape,
+    },
+    /// An enum variant.
+    Variant {
+        /// The enum's name.
+        name: &'static str,
+        /// The index written.
+        index: u32,
+        /// The variant's name.
+        variant: &'static str,
+        /// What follows the index.
+        shape: WrittenShape,
+    },
+}
+
+/// What follows a written container's name or variant index.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum WrittenShape {
+    /// Nothing.
+    Unit,
+    /// One value.
+    Newtype,
+    /// A tuple of this many values.
+    Tuple(usize),
+    /// This many named fields.
+    Fields(usize),
+}
+
+impl Written {
+    /// The struct's or the enum's name.
+    pub(crate) fn container(&self) -> &'static str {
+        match self {
+            Written::Struct { name, .. } | Written::Variant { name, .. } => name,
+        }
+    }
+
+    pub(crate) fn shape(&self) -> &WrittenShape {
+        match self {
+            Written::Struct { shape, .. } | Written::Variant { shape, .. } => shape,
+        }
+    }
+
+    /// `struct Point with 2 fields`, `variant Shape::Rect (index 1) with 2 fields`.
+    pub(crate) fn describe(&self) -> String {
+        let shape = match self.shape() {
+            WrittenShape::Unit => String::new(),
+            WrittenShape::Newtype => " with one value".into(),
+            WrittenShape::Tuple(n) => format!(" with a tuple of {n}"),
+            WrittenShape::Fields(n) => format!(" with {n} fields"),
+        };
+        match self {
+            Written::Struct { name, .. } => format!("struct `{name}`{shape}"),
+            Written::Variant {
+                name,
+                index,
+                variant,
+                ..
+            } => format!("variant `{name}::{variant}` (index {index}){shape}"),
+        }
     }
 }

@@ -422,3 +422,144 @@ fn transparent_recursion_is_a_schema_error_not_an_abort() {
         Some("root Named\nstruct Named(option<Named>)\n")
     );
 }
+
+// ---------------------------------------------------------------------------
+// 5. A frame never holds bytes its own schema would misread: the frame
+//    writers check what `Serialize` writes against the schema they stamp.
+// ---------------------------------------------------------------------------
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct SkipSer {
+    a: u32,
+    #[serde(skip_serializing)]
+    b: u32,
+    c: u32,
+}
+
+/// serde's own test enum: the first variant is never read, so the reading
+/// side numbers `Seq` 0 and `Map` 1 while the writing side says 1 and 2.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+enum SkipVariant {
+    #[serde(skip_deserializing)]
+    #[allow(dead_code)]
+    Unit,
+    Seq(u8, u8, u8),
+    Map {
+        a: u8,
+        b: u8,
+        c: u8,
+    },
+}
+
+/// Every frame writer, one record or a batch, from a slice, an iterator or
+/// pushed one at a time, gives the same error for `value`.
+fn every_frame_writer_refuses<T>(value: T) -> Vec<kiln::Error>
+where
+    T: Serialize + for<'de> Deserialize<'de> + Clone,
+{
+    let options = kiln::frame::FrameOptions::new();
+    let mut w = options.batch_writer::<T, _>(Vec::new()).unwrap();
+    vec![
+        kiln::frame::to_vec(&value).unwrap_err(),
+        kiln::frame::batch_to_vec(&[value.clone(), value.clone()]).unwrap_err(),
+        options
+            .batch_extend::<T, _>(&mut Vec::new(), [value.clone()])
+            .unwrap_err(),
+        w.push(&value).unwrap_err(),
+    ]
+}
+
+#[test]
+fn a_field_skipped_only_when_serializing_is_refused_by_frame_writers() {
+    let v = SkipSer { a: 0, b: 9, c: 3 };
+    // Bare, the bytes go out and come back wrong: nothing can tell.
+    let bare = kiln::to_vec(&[&v, &v]).unwrap();
+    assert_eq!(bare.len(), 2 * 8); // two records of two fields, not three
+    for e in every_frame_writer_refuses(SkipSer { a: 0, b: 9, c: 3 }) {
+        assert_eq!(e.kind().code(), "serialize-mismatch", "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("struct `SkipSer` with 2 fields does not match the frame's schema: the schema reads 3 fields (a, b, c) where 2 are written"),
+            "{msg}"
+        );
+        assert!(msg.contains("skip_serializing"), "{msg}");
+    }
+}
+
+#[test]
+fn a_variant_skipped_only_when_deserializing_is_refused_by_frame_writers() {
+    // Bare, `Seq(1, 2, 3)` reads back as `Map { a: 1, b: 2, c: 3 }`.
+    let bare = kiln::to_vec(&SkipVariant::Seq(1, 2, 3)).unwrap();
+    assert_eq!(
+        kiln::from_slice::<SkipVariant>(&bare).unwrap(),
+        SkipVariant::Map { a: 1, b: 2, c: 3 }
+    );
+    for e in every_frame_writer_refuses(SkipVariant::Seq(1, 2, 3)) {
+        assert_eq!(e.kind().code(), "serialize-mismatch", "{e}");
+        assert_eq!(
+            e.to_string(),
+            "variant `SkipVariant::Seq` (index 1) with a tuple of 3 does not match the frame's \
+             schema: index 1 is `Map` in the schema, so this variant would be read back as `Map`; \
+             a variant before it is skipped when deserializing (#[serde(skip_deserializing)] \
+             shifts the indices)"
+        );
+    }
+    // The last variant's index is past the schema's two.
+    let e = kiln::frame::to_vec(&SkipVariant::Map { a: 1, b: 2, c: 3 }).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("the schema's enum has 2 variants, so index 2 reads as nothing"),
+        "{e}"
+    );
+}
+
+/// A hand-written `Serialize` that declares two fields and writes one.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+struct Liar {
+    a: u32,
+    b: u32,
+}
+
+impl Serialize for Liar {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Liar", 2)?;
+        st.serialize_field("a", &self.a)?;
+        st.end()
+    }
+}
+
+#[test]
+fn a_struct_that_writes_fewer_fields_than_it_declares_is_refused_by_frame_writers() {
+    for e in every_frame_writer_refuses(Liar { a: 1, b: 2 }) {
+        assert_eq!(e.kind().code(), "length-mismatch", "{e}");
+        assert_eq!(
+            e.to_string(),
+            "length mismatch: declared 2 elements, found 1"
+        );
+    }
+}
+
+#[test]
+fn frames_of_matching_types_are_written_as_before() {
+    let shapes = [SkipVariant::Seq(1, 2, 3)];
+    // The same type without the skipped variant frames fine, and a frame
+    // writer leaves a bad record out of the batch it pushes to.
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    enum Plain {
+        Seq(u8, u8, u8),
+        Map { a: u8, b: u8, c: u8 },
+    }
+    let plain = [Plain::Seq(1, 2, 3), Plain::Map { a: 4, b: 5, c: 6 }];
+    let bytes = kiln::frame::batch_to_vec(&plain).unwrap();
+    let back: Vec<Plain> = kiln::frame::batch_from_slice(&bytes)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(back, plain);
+    let mut w = kiln::frame::FrameOptions::new()
+        .batch_writer::<SkipVariant, _>(Vec::new())
+        .unwrap();
+    assert!(w.push(&shapes[0]).is_err());
+    assert_eq!(w.count(), 0);
+}

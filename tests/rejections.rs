@@ -189,6 +189,7 @@ fn reading_of(v: &serde_json::Value) -> String {
         "framed-batch" => format!("framed batch of {ty}"),
         "bare-batch" => format!("bare batch of {ty}"),
         "list" => "list".to_string(),
+        "schema-text" => "schema text".to_string(),
         "take" => format!("take {ty}"),
         "fetch" => format!(
             "fetch {} as {}",
@@ -322,6 +323,9 @@ fn decode_as(reading: &str, bytes: &[u8]) -> Vec<kiln::Error> {
         batch(true, ty)
     } else if let Some(ty) = reading.strip_prefix("bare batch of ") {
         batch(false, ty)
+    } else if reading == "schema text" {
+        let text = std::str::from_utf8(bytes).expect("schema text vectors are UTF-8");
+        one(kiln::schema::parse(text).map(drop))
     } else if reading == "list" {
         one(kiln::directory::list(bytes).map(drop))
     } else if reading == "take Array<u8>" {

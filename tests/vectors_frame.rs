@@ -174,6 +174,10 @@ fn schema_vectors() {
     assert!(vectors.len() >= 4);
     for v in &vectors {
         let name = v["name"].as_str().unwrap();
+        if v["mode"] == "schema-text" {
+            schema_text_vector(v);
+            continue;
+        }
         let schema = match v["type"].as_str().unwrap() {
             "Point" => kiln::schema::schema_of::<Point>(),
             "Message" => kiln::schema::schema_of::<Message>(),
@@ -193,6 +197,39 @@ fn schema_vectors() {
             schema.fingerprint()
         );
     }
+}
+
+/// A schema text on its own: a valid one parses, and its model writes the
+/// same text back; a must-reject one fails with the code at the offset.
+fn schema_text_vector(v: &serde_json::Value) {
+    let name = v["name"].as_str().unwrap();
+    if let Some(code) = v["error"].as_str() {
+        let bytes = unhex(v["hex"].as_str().unwrap());
+        let text = std::str::from_utf8(&bytes).unwrap();
+        if let Some(t) = v["text"].as_str() {
+            assert_eq!(t, text, "{name}: text and hex differ");
+        }
+        let e = kiln::schema::parse(text).unwrap_err();
+        assert_eq!(e.kind().code(), code, "{name}: {e}");
+        assert_eq!(e.offset(), v["offset"].as_u64(), "{name}: {e}");
+        // Registered as a schema, the text is kept but has no model.
+        assert_eq!(
+            kiln::schema::Schema::from_text(text).model(),
+            None,
+            "{name}"
+        );
+        return;
+    }
+    let text = v["text"].as_str().unwrap();
+    let model = kiln::schema::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let schema = kiln::schema::Schema::from_model(model.clone());
+    assert_eq!(schema.text(), Some(text), "{name}");
+    assert_eq!(schema.fingerprint().to_string(), v["fingerprint"], "{name}");
+    assert_eq!(
+        kiln::schema::Schema::from_text(text).model(),
+        Some(&model),
+        "{name}"
+    );
 }
 
 fn golden(name: &str) -> Vec<u8> {

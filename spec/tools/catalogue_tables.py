@@ -34,12 +34,13 @@ OFF={
 'array-position':'where the array starts','dtype-mismatch':'where the array starts (fetch: the block)','array-count':'where the array starts, or the values\' end',
 'directory-position':'where the values end','directory-missing':'the record\'s end','record-end-unknown':'where the array starts',
 'array-index':'d (the directory)',
+'schema-text':'the byte of the text where it stops being canonical',
 'directory-flag':'10 (the flags)',
 }
 def reading(v):
     ty=v.get('type',''); m=v.get('mode','decode')
     return {'decode':ty,'framed':'frame of '+ty,'framed-batch':'framed batch of '+ty,'bare-batch':'bare batch of '+ty,
-            'list':'list','take':'take '+ty,'fetch':'fetch %d as %s'%(v.get('index',0),v.get('element',''))}[m]
+            'list':'list','schema-text':'schema text','take':'take '+ty,'fetch':'fetch %d as %s'%(v.get('index',0),v.get('element',''))}[m]
 def rows(area, text=None):
     d=json.load(open(root+area+'.json'))
     out=[]

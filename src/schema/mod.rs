@@ -34,7 +34,7 @@
 use std::any::TypeId;
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::sync::{LazyLock, RwLock};
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -48,7 +48,13 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, ErrorKind, Result};
 
 mod bounded;
+pub(crate) mod guard;
+pub mod model;
+mod text;
+
 use bounded::Root;
+pub use model::Model;
+pub use text::{MAX_NESTING, parse};
 
 /// A 64-bit schema fingerprint: the first 8 bytes of the SHA-256 digest of
 /// the canonical schema text, read as a little-endian `u64`.
@@ -99,25 +105,62 @@ impl fmt::Debug for Fingerprint {
     }
 }
 
-/// The schema of one type: its canonical text (when known) and fingerprint.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The schema of one type: its canonical text (when known), its model,
+/// and its fingerprint.
+#[derive(Clone, Debug)]
 pub struct Schema {
     text: Option<String>,
     fingerprint: Fingerprint,
+    /// The text's model, when the text is canonical.
+    model: Option<std::sync::Arc<guard::Guard>>,
 }
+
+impl PartialEq for Schema {
+    fn eq(&self, other: &Schema) -> bool {
+        self.fingerprint == other.fingerprint && self.text == other.text
+    }
+}
+
+impl Eq for Schema {}
 
 impl Schema {
     /// A schema from its canonical text; the fingerprint is computed.
     ///
-    /// The text is taken as it is (it is not parsed): pass the text another
-    /// program wrote, such as the one embedded in a frame.
+    /// The text is kept as it is, so that the fingerprint is that of the
+    /// text another program wrote (such as the one embedded in a frame);
+    /// when it parses as canonical text ([`parse`]), its model is kept too,
+    /// and frame writers check what they write against it.
     pub fn from_text(text: impl Into<String>) -> Schema {
         let text = text.into();
         let fingerprint = Fingerprint::of_text(&text);
+        let model = parse(&text)
+            .ok()
+            .map(|m| std::sync::Arc::new(guard::Guard::new(m)));
         Schema {
             text: Some(text),
             fingerprint,
+            model,
         }
+    }
+
+    /// The schema of a model: its canonical text and fingerprint.
+    pub fn from_model(model: Model) -> Schema {
+        let text = text::write(&model);
+        Schema {
+            fingerprint: Fingerprint::of_text(&text),
+            text: Some(text),
+            model: Some(std::sync::Arc::new(guard::Guard::new(model))),
+        }
+    }
+
+    /// The model of the text, when the schema has a canonical text.
+    pub fn model(&self) -> Option<&Model> {
+        self.model.as_deref().map(guard::Guard::model)
+    }
+
+    /// The frame writer's guard, when there is a model to check against.
+    pub(crate) fn guard(&self) -> Option<&guard::Guard> {
+        self.model.as_deref()
     }
 
     /// A schema known only by its fingerprint, for types that cannot be
@@ -134,6 +177,7 @@ impl Schema {
         Schema {
             text: None,
             fingerprint,
+            model: None,
         }
     }
 
@@ -435,13 +479,13 @@ fn trace_schema<'de, T: Deserialize<'de>>(
                 if !partial.is_empty() {
                     return Err(not_reached(type_name, &partial));
                 }
-                let text = canonical_text(&root, &registry).map_err(|reason| {
+                let model = model_of(&root, &registry).map_err(|reason| {
                     Error::new(ErrorKind::SchemaTrace {
                         type_name: type_name.to_string(),
                         reason,
                     })
                 })?;
-                return Ok(Schema::from_text(text));
+                return Ok(Schema::from_model(model));
             }
             Err(serde_reflection::Error::MissingVariants(names)) => {
                 let before = enums.len();
@@ -456,42 +500,29 @@ fn trace_schema<'de, T: Deserialize<'de>>(
 }
 
 // ---------------------------------------------------------------------------
-// Canonical text
+// From the tracer's registry to the model
 // ---------------------------------------------------------------------------
 
-/// Words of the grammar: a name equal to one of them is quoted.
-const RESERVED: &[&str] = &[
-    "root", "struct", "enum", "unit", "bool", "i8", "i16", "i32", "i64", "i128", "u8", "u16",
-    "u32", "u64", "u128", "f32", "f64", "char", "str", "bytes", "option", "seq", "map",
-];
-
-/// Writes a container, field or variant name: bare when it is an ASCII
-/// identifier that is not a reserved word, otherwise quoted.
-fn write_name(out: &mut String, name: &str) {
-    let mut chars = name.chars();
-    let plain = matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-        && !RESERVED.contains(&name);
-    if plain {
-        out.push_str(name);
-        return;
-    }
-    out.push('"');
-    for c in name.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+/// The model of the root format and the containers it uses, from what
+/// serde-reflection recorded; an error says what the tracer left unknown.
+fn model_of(root: &Format, registry: &Registry) -> std::result::Result<Model, String> {
+    let mut containers = std::collections::BTreeMap::new();
+    for (name, container) in registry {
+        if crate::array::request(name).is_some() {
+            continue; // written in place as `array<T>`
         }
+        containers.insert(name.clone(), container_of(name, container)?);
     }
-    out.push('"');
+    Ok(Model {
+        root: format_of(root)?,
+        containers,
+    })
 }
 
-fn write_format(out: &mut String, format: &Format) -> std::result::Result<(), String> {
-    match format {
+fn format_of(format: &Format) -> std::result::Result<model::Format, String> {
+    use model::Format as M;
+    let boxed = |f: &Format| format_of(f).map(Box::new);
+    Ok(match format {
         Format::Variable(_) => {
             return Err(
                 "a part of the type stayed unknown to the tracer (an Option, \
@@ -501,190 +532,90 @@ fn write_format(out: &mut String, format: &Format) -> std::result::Result<(), St
         }
         Format::TypeName(name) => match crate::array::request(name) {
             // A shaped array: owned, view or cow, the same bytes.
-            Some(request) => {
-                let _ = write!(out, "array<{}>", request.name);
-            }
-            None => write_name(out, name),
+            Some(request) => M::Shaped(model::Dtype::from_code(request.dtype).ok_or("dtype")?),
+            None => M::Named(name.clone()),
         },
-        Format::Unit => out.push_str("unit"),
-        Format::Bool => out.push_str("bool"),
-        Format::I8 => out.push_str("i8"),
-        Format::I16 => out.push_str("i16"),
-        Format::I32 => out.push_str("i32"),
-        Format::I64 => out.push_str("i64"),
-        Format::I128 => out.push_str("i128"),
-        Format::U8 => out.push_str("u8"),
-        Format::U16 => out.push_str("u16"),
-        Format::U32 => out.push_str("u32"),
-        Format::U64 => out.push_str("u64"),
-        Format::U128 => out.push_str("u128"),
-        Format::F32 => out.push_str("f32"),
-        Format::F64 => out.push_str("f64"),
-        Format::Char => out.push_str("char"),
-        Format::Str => out.push_str("str"),
-        Format::Bytes => out.push_str("bytes"),
-        Format::Option(inner) => {
-            out.push_str("option<");
-            write_format(out, inner)?;
-            out.push('>');
-        }
-        Format::Seq(inner) => {
-            out.push_str("seq<");
-            write_format(out, inner)?;
-            out.push('>');
-        }
-        Format::Map { key, value } => {
-            out.push_str("map<");
-            write_format(out, key)?;
-            out.push_str(", ");
-            write_format(out, value)?;
-            out.push('>');
-        }
-        Format::Tuple(items) => {
-            // A tuple of two or more equal elements is an array: serde
-            // cannot tell `(u8, u8)` from `[u8; 2]`, and neither can Kiln.
-            match items.split_first() {
-                Some((first, rest)) if !rest.is_empty() && rest.iter().all(|f| f == first) => {
-                    write_array(out, first, items.len())?
-                }
-                _ => write_tuple(out, items)?,
-            }
-        }
-        Format::TupleArray { content, size } => {
-            if *size >= 2 {
-                write_array(out, content, *size)?
-            } else {
-                let items = vec![(**content).clone(); *size];
-                write_tuple(out, &items)?
-            }
-        }
-    }
-    Ok(())
+        Format::Unit => M::Unit,
+        Format::Bool => M::Bool,
+        Format::I8 => M::I8,
+        Format::I16 => M::I16,
+        Format::I32 => M::I32,
+        Format::I64 => M::I64,
+        Format::I128 => M::I128,
+        Format::U8 => M::U8,
+        Format::U16 => M::U16,
+        Format::U32 => M::U32,
+        Format::U64 => M::U64,
+        Format::U128 => M::U128,
+        Format::F32 => M::F32,
+        Format::F64 => M::F64,
+        Format::Char => M::Char,
+        Format::Str => M::Str,
+        Format::Bytes => M::Bytes,
+        Format::Option(inner) => M::Option(boxed(inner)?),
+        Format::Seq(inner) => M::Seq(boxed(inner)?),
+        Format::Map { key, value } => M::Map(boxed(key)?, boxed(value)?),
+        Format::Tuple(items) => M::tuple(formats_of(items)?),
+        Format::TupleArray { content, size } => M::tuple(vec![format_of(content)?; *size]),
+    })
 }
 
-fn write_array(out: &mut String, item: &Format, size: usize) -> std::result::Result<(), String> {
-    out.push('[');
-    write_format(out, item)?;
-    let _ = write!(out, "; {size}]");
-    Ok(())
+fn formats_of(items: &[Format]) -> std::result::Result<Vec<model::Format>, String> {
+    items.iter().map(format_of).collect()
 }
 
-/// `(A, B)`; a single element keeps a trailing comma, `(A,)`; none is `()`.
-fn write_tuple(out: &mut String, items: &[Format]) -> std::result::Result<(), String> {
-    out.push('(');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        write_format(out, item)?;
-    }
-    if items.len() == 1 {
-        out.push(',');
-    }
-    out.push(')');
-    Ok(())
+fn fields_of(fields: &[Named<Format>]) -> std::result::Result<Vec<model::Field>, String> {
+    fields
+        .iter()
+        .map(|f| {
+            Ok(model::Field {
+                name: f.name.clone(),
+                format: format_of(&f.value)?,
+            })
+        })
+        .collect()
 }
 
-/// ` { a: T, b: U }`, or ` {}` when there are no fields.
-fn write_fields(out: &mut String, fields: &[Named<Format>]) -> std::result::Result<(), String> {
-    if fields.is_empty() {
-        out.push_str(" {}");
-        return Ok(());
-    }
-    out.push_str(" { ");
-    for (i, field) in fields.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        write_name(out, &field.name);
-        out.push_str(": ");
-        write_format(out, &field.value)?;
-    }
-    out.push_str(" }");
-    Ok(())
-}
-
-fn write_container(
-    out: &mut String,
+fn container_of(
     name: &str,
     container: &ContainerFormat,
-) -> std::result::Result<(), String> {
-    match container {
-        ContainerFormat::UnitStruct => {
-            out.push_str("struct ");
-            write_name(out, name);
-            out.push(';');
-        }
+) -> std::result::Result<model::Container, String> {
+    use model::{Container, Shape};
+    Ok(match container {
+        ContainerFormat::UnitStruct => Container::Struct(Shape::Unit),
         ContainerFormat::NewTypeStruct(inner) => {
-            out.push_str("struct ");
-            write_name(out, name);
-            out.push('(');
-            write_format(out, inner)?;
-            out.push(')');
+            Container::Struct(Shape::Newtype(format_of(inner)?))
         }
-        ContainerFormat::TupleStruct(items) => {
-            out.push_str("struct ");
-            write_name(out, name);
-            write_tuple(out, items)?;
-        }
-        ContainerFormat::Struct(fields) => {
-            out.push_str("struct ");
-            write_name(out, name);
-            write_fields(out, fields)?;
-        }
+        ContainerFormat::TupleStruct(items) => Container::Struct(Shape::Tuple(formats_of(items)?)),
+        ContainerFormat::Struct(fields) => Container::Struct(Shape::Struct(fields_of(fields)?)),
         ContainerFormat::Enum(variants) => {
-            out.push_str("enum ");
-            write_name(out, name);
-            out.push_str(" { ");
+            let mut out = Vec::with_capacity(variants.len());
             for (i, (index, variant)) in variants.iter().enumerate() {
                 if *index as usize != i {
                     return Err(format!(
                         "enum {name} has no variant at index {i}: its variants were not all traced"
                     ));
                 }
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_name(out, &variant.name);
-                match &variant.value {
+                let shape = match &variant.value {
                     VariantFormat::Variable(_) => {
                         return Err(format!(
                             "variant {name}::{} stayed unknown to the tracer",
                             variant.name
                         ));
                     }
-                    VariantFormat::Unit => {}
-                    VariantFormat::NewType(inner) => {
-                        out.push('(');
-                        write_format(out, inner)?;
-                        out.push(')');
-                    }
-                    VariantFormat::Tuple(items) => write_tuple(out, items)?,
-                    VariantFormat::Struct(fields) => write_fields(out, fields)?,
-                }
+                    VariantFormat::Unit => Shape::Unit,
+                    VariantFormat::NewType(inner) => Shape::Newtype(format_of(inner)?),
+                    VariantFormat::Tuple(items) => Shape::Tuple(formats_of(items)?),
+                    VariantFormat::Struct(fields) => Shape::Struct(fields_of(fields)?),
+                };
+                out.push(model::Variant {
+                    name: variant.name.clone(),
+                    shape,
+                });
             }
-            out.push_str(" }");
+            Container::Enum(out)
         }
-    }
-    out.push('\n');
-    Ok(())
-}
-
-/// The canonical text of the root format and the containers it uses: the
-/// line `root <format>`, then one line per container in the byte order of
-/// the names. Each line ends with a line feed.
-fn canonical_text(root: &Format, registry: &Registry) -> std::result::Result<String, String> {
-    let mut out = String::from("root ");
-    write_format(&mut out, root)?;
-    out.push('\n');
-    // Registry is a BTreeMap<String, _>: iteration is in byte order.
-    for (name, container) in registry {
-        if crate::array::request(name).is_some() {
-            continue; // written in place as `array<T>`
-        }
-        write_container(&mut out, name, container)?;
-    }
-    Ok(out)
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -853,7 +784,7 @@ mod tests {
         for n in [
             "Point", "_x1", "u8", "root", "my field", "a\"b\\c", "1x", "", "\u{1}",
         ] {
-            write_name(&mut s, n);
+            text::write_name(&mut s, n);
             s.push(' ');
         }
         assert_eq!(
@@ -864,24 +795,22 @@ mod tests {
 
     #[test]
     fn tuples_and_arrays() {
-        let mut s = String::new();
-        write_format(
-            &mut s,
-            &Format::Tuple(vec![
-                Format::Tuple(vec![]),
-                Format::Tuple(vec![Format::U8]),
-                Format::Tuple(vec![Format::U8, Format::U8]),
-                Format::TupleArray {
-                    content: Box::new(Format::I16),
-                    size: 1,
-                },
-                Format::TupleArray {
-                    content: Box::new(Format::I16),
-                    size: 3,
-                },
-            ]),
-        )
+        let f = format_of(&Format::Tuple(vec![
+            Format::Tuple(vec![]),
+            Format::Tuple(vec![Format::U8]),
+            Format::Tuple(vec![Format::U8, Format::U8]),
+            Format::TupleArray {
+                content: Box::new(Format::I16),
+                size: 1,
+            },
+            Format::TupleArray {
+                content: Box::new(Format::I16),
+                size: 3,
+            },
+        ]))
         .unwrap();
+        let mut s = String::new();
+        text::write_format(&mut s, &f);
         assert_eq!(s, "((), (u8,), [u8; 2], (i16,), [i16; 3])");
     }
 }

@@ -1,0 +1,187 @@
+//! The schema as data: what the canonical text of `spec/05-schema.md`
+//! says, as Rust values.
+//!
+//! One model serves every side of a schema: the tracer builds it, the text
+//! module writes it out and parses it back, and the frame writer checks
+//! what a `Serialize` impl writes against it. Its parts mirror the grammar
+//! of chapter 5 one to one, so a model always has exactly one text.
+
+use std::collections::BTreeMap;
+
+/// How serde writes one value: the grammar's `format`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// `unit`: `()`.
+    Unit,
+    /// `bool`.
+    Bool,
+    /// `i8`.
+    I8,
+    /// `i16`.
+    I16,
+    /// `i32`.
+    I32,
+    /// `i64`.
+    I64,
+    /// `i128`.
+    I128,
+    /// `u8`.
+    U8,
+    /// `u16`.
+    U16,
+    /// `u32`.
+    U32,
+    /// `u64`.
+    U64,
+    /// `u128`.
+    U128,
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+    /// `char`.
+    Char,
+    /// `str`: a UTF-8 string.
+    Str,
+    /// `bytes`: a byte string (`serde_bytes`).
+    Bytes,
+    /// `option<T>`.
+    Option(Box<Format>),
+    /// `seq<T>`.
+    Seq(Box<Format>),
+    /// `map<K, V>`.
+    Map(Box<Format>, Box<Format>),
+    /// `(A, B, ...)`: a tuple whose elements are not all the same (or has
+    /// fewer than two). Build it with [`Format::tuple`], which writes equal
+    /// elements as an [`Format::Array`] as rule 2 of chapter 5 says.
+    Tuple(Vec<Format>),
+    /// `[T; N]` with `N >= 2`: a tuple of `N` equal elements.
+    Array(Box<Format>, u64),
+    /// `array<T>`: a shaped array (chapter 8) of a fixed-width number.
+    Shaped(Dtype),
+    /// A named container, defined on its own line.
+    Named(String),
+}
+
+impl Format {
+    /// The format of a tuple of `items`: an [`Format::Array`] when there are
+    /// two or more and all are equal (serde cannot tell `(u8, u8)` from
+    /// `[u8; 2]`), a [`Format::Tuple`] otherwise.
+    pub fn tuple(items: Vec<Format>) -> Format {
+        match items.split_first() {
+            Some((first, rest)) if !rest.is_empty() && rest.iter().all(|f| f == first) => {
+                Format::Array(Box::new(first.clone()), items.len() as u64)
+            }
+            _ => Format::Tuple(items),
+        }
+    }
+}
+
+/// The element type of a shaped array: one of the twelve fixed-width
+/// numbers, with its directory code (`spec/08-directory.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dtype(u8);
+
+impl Dtype {
+    /// The dtype of a directory code, or `None` for an unknown code.
+    pub fn from_code(code: u8) -> Option<Dtype> {
+        crate::block::dtype_name(code).map(|_| Dtype(code))
+    }
+
+    /// The dtype named `name` (`"f32"`, `"u8"`, ...).
+    pub fn from_name(name: &str) -> Option<Dtype> {
+        (1..=0x0c)
+            .find(|&c| crate::block::dtype_name(c) == Some(name))
+            .map(Dtype)
+    }
+
+    /// The directory code.
+    pub fn code(self) -> u8 {
+        self.0
+    }
+
+    /// The Rust name of the element type.
+    pub fn name(self) -> &'static str {
+        crate::block::dtype_name(self.0).unwrap_or("?")
+    }
+}
+
+/// A named field of a struct or struct variant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Field {
+    /// The name serde writes (after `rename`).
+    pub name: String,
+    /// How its value is written.
+    pub format: Format,
+}
+
+/// What follows a struct's name, or a variant's: the shapes are the same.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// `struct Name;` or a unit variant: nothing.
+    Unit,
+    /// `struct Name(T)` or `Variant(T)`: one value, no tuple around it.
+    Newtype(Format),
+    /// `struct Name(A, B)` or `Variant(A, B)`: always written as a tuple,
+    /// never as an array.
+    Tuple(Vec<Format>),
+    /// `struct Name { a: A }` or `Variant { a: A }`.
+    Struct(Vec<Field>),
+}
+
+impl Shape {
+    /// How many values a reader takes: 0, 1, the tuple's or the fields'
+    /// count.
+    pub fn len(&self) -> usize {
+        match self {
+            Shape::Unit => 0,
+            Shape::Newtype(_) => 1,
+            Shape::Tuple(items) => items.len(),
+            Shape::Struct(fields) => fields.len(),
+        }
+    }
+
+    /// Whether it holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What the shape is called in messages.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Shape::Unit => "a unit".into(),
+            Shape::Newtype(_) => "a newtype".into(),
+            Shape::Tuple(items) => format!("a tuple of {}", items.len()),
+            Shape::Struct(fields) => format!("{} named fields", fields.len()),
+        }
+    }
+}
+
+/// An enum variant, at the index its position gives.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Variant {
+    /// The name serde writes.
+    pub name: String,
+    /// What follows the variant index.
+    pub shape: Shape,
+}
+
+/// A named container: a struct or an enum.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Container {
+    /// A struct of any shape.
+    Struct(Shape),
+    /// An enum, variants in index order.
+    Enum(Vec<Variant>),
+}
+
+/// A whole schema: the root format and every container it reaches, by
+/// name. Containers iterate in the byte order of their names, the order of
+/// the canonical text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Model {
+    /// The format of the record itself.
+    pub root: Format,
+    /// The containers, by name.
+    pub containers: BTreeMap<String, Container>,
+}
