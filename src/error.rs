@@ -729,6 +729,12 @@ impl Error {
 
     /// The path from the outermost value to the one that failed, such as
     /// `Scene.meshes[3].name`, or `None` if the error happened at the top.
+    ///
+    /// Steps: `Type` the outermost struct or enum, `.field` a struct field,
+    /// `.0` a tuple position, `[3]` a sequence element, `{entry 3}` the
+    /// fourth entry of a map (its key or its value; a struct read as a map,
+    /// as `#[serde(flatten)]` does, shows this too), `::Variant` an enum
+    /// variant.
     pub fn path(&self) -> Option<String> {
         use fmt::Write;
         if self.0.path.is_empty() {
@@ -742,7 +748,7 @@ impl Error {
                 Segment::Field(name) => write!(out, ".{name}"),
                 Segment::Position(p) => write!(out, ".{p}"),
                 Segment::Index(p) => write!(out, "[{p}]"),
-                Segment::Entry(p) => write!(out, "{{{p}}}"),
+                Segment::Entry(p) => write!(out, "{{entry {p}}}"),
                 Segment::Variant(name) => write!(out, "::{name}"),
             };
         }

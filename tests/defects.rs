@@ -563,3 +563,61 @@ fn frames_of_matching_types_are_written_as_before() {
     assert!(w.push(&shapes[0]).is_err());
     assert_eq!(w.count(), 0);
 }
+
+// ---------------------------------------------------------------------------
+// Spec 6.5, as an independent reader asked: the single-record reader on a
+// streamed frame, whose count is only in the trailer.
+// ---------------------------------------------------------------------------
+
+fn streamed(points: &[Point]) -> Vec<u8> {
+    let mut w = FrameOptions::new()
+        .batch_writer::<Point, _>(Vec::new())
+        .unwrap();
+    for p in points {
+        w.push(p).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+#[test]
+fn single_record_reader_on_streamed_frames_follows_spec_6_5() {
+    let p = Point { x: 9, y: -4 };
+    // Exactly one record: read as from any frame.
+    let one = streamed(&[p]);
+    assert_eq!(frame::from_slice::<Point>(&one).unwrap(), p);
+    assert_eq!(frame::from_reader::<_, Point>(&one[..]).unwrap(), p);
+    // None, or a second one: header-field at 24, found 0 or 2.
+    for (bytes, found) in [(streamed(&[]), 0), (streamed(&[p, p]), 2)] {
+        let errors = [
+            frame::from_slice::<Point>(&bytes).unwrap_err(),
+            frame::from_reader::<_, Point>(&bytes[..]).unwrap_err(),
+        ];
+        for e in errors {
+            assert_eq!(
+                (e.kind().code(), e.offset()),
+                ("header-field", Some(24)),
+                "{e}"
+            );
+            assert!(
+                matches!(e.kind(), ErrorKind::HeaderField { found: f, .. } if *f == found),
+                "{e}"
+            );
+        }
+    }
+    // One record, but a trailer that says 2: count-mismatch at the
+    // payload's end (64 + 8), as for a batch.
+    let mut lying = streamed(&[p]);
+    let trailer = lying.len() - 32;
+    lying[trailer..trailer + 8].copy_from_slice(&2u64.to_le_bytes());
+    let errors = [
+        frame::from_slice::<Point>(&lying).unwrap_err(),
+        frame::from_reader::<_, Point>(&lying[..]).unwrap_err(),
+    ];
+    for e in errors {
+        assert_eq!(
+            (e.kind().code(), e.offset()),
+            ("count-mismatch", Some(72)),
+            "{e}"
+        );
+    }
+}

@@ -545,8 +545,8 @@ fn flatten_is_unsupported() {
     unsupported(
         &value,
         4,
-        Some("{0}"),
-        format!("{IDENTIFIER} at byte 4 in {{0}}"),
+        Some("{entry 0}"),
+        format!("{IDENTIFIER} at byte 4 in {{entry 0}}"),
     );
 }
 
@@ -638,9 +638,9 @@ fn path_through_a_map_entry_and_a_variant() {
         Expect {
             code: "invalid-utf8",
             offset: 19,
-            path: Some("Layers.by_id{1}::Poly.name"),
+            path: Some("Layers.by_id{entry 1}::Poly.name"),
             message: "invalid UTF-8: expected a string, found a bad sequence after 0 valid bytes \
-                      at byte 19 in Layers.by_id{1}::Poly.name",
+                      at byte 19 in Layers.by_id{entry 1}::Poly.name",
         },
     );
     // A bad key: the path names the entry.
@@ -650,9 +650,9 @@ fn path_through_a_map_entry_and_a_variant() {
         Expect {
             code: "invalid-utf8",
             offset: 8,
-            path: Some("{0}"),
+            path: Some("{entry 0}"),
             message: "invalid UTF-8: expected a string, found a bad sequence after 0 valid bytes \
-                      at byte 8 in {0}",
+                      at byte 8 in {entry 0}",
         },
     );
     // A newtype variant's payload.

@@ -421,7 +421,7 @@ fn zero_sized_limit_option() {
         .from_reader::<_, BTreeMap<(), ()>>(&hex("06 00 00 00")[..])
         .unwrap_err();
     assert_eq!(err.kind().code(), "zero-sized-limit");
-    assert_eq!(err.path().as_deref(), Some("{5}"));
+    assert_eq!(err.path().as_deref(), Some("{entry 5}"));
     // And each record starts afresh.
     let opts = kiln::Options::new().zero_sized_limit(3);
     for _ in 0..3 {
