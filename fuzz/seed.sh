@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes the seed corpora fuzz/corpus/{decode,roundtrip,take}/ from the
+# Writes the seed corpora fuzz/corpus/<target>/ from the
 # sample values, spec/golden/*.kiln and spec/vectors/*.json. Reproducible:
 # the same files on every run. Corpora are not committed (.gitignore).
 set -euo pipefail

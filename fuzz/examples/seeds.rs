@@ -171,5 +171,15 @@ fn main() {
             &kiln::to_vec(&s).unwrap(),
         );
     }
+    // Schema texts: every text of spec/vectors/schema.json, valid or not.
+    let schema_text = corpus.join("schema_text");
+    let file = fs::read_to_string(spec.join("vectors/schema.json")).expect("schema vectors");
+    let json: serde_json::Value = serde_json::from_str(&file).expect("schema vectors JSON");
+    for v in json["vectors"].as_array().expect("vectors") {
+        let name = v["name"].as_str().expect("name");
+        if let Some(text) = v["text"].as_str() {
+            write(&schema_text, name, text.as_bytes());
+        }
+    }
     println!("wrote {} inputs into {}", inputs.len(), corpus.display());
 }
