@@ -125,7 +125,7 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(payload));
     g.bench_function("memcpy", |b| {
         let image = &kiln_bytes[64..64 + s.image.len() * 4];
-        let mask_at = kiln::directory::list(&kiln_bytes).unwrap()[1].byte_range();
+        let mask_at = kiln::array::list(&kiln_bytes).unwrap()[1].byte_range();
         let mask = &kiln_bytes[mask_at.start as usize..mask_at.end as usize];
         b.iter(|| black_box((black_box(image).to_vec(), black_box(mask).to_vec())))
     });
@@ -167,7 +167,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("kiln_fetch_view", |b| {
         b.iter(|| {
             let v: ArrayView<f32> =
-                kiln::directory::fetch_view(black_box(kiln_aligned.as_slice()), 0).unwrap();
+                kiln::array::fetch_view(black_box(kiln_aligned.as_slice()), 0).unwrap();
             black_box(v.data().len())
         })
     });

@@ -57,7 +57,6 @@ pub mod array;
 pub mod batch;
 pub mod block;
 pub mod de;
-pub mod directory;
 pub mod error;
 pub mod frame;
 pub mod options;

@@ -197,7 +197,7 @@ pub struct Serializer<O, C = Unchecked> {
     /// Output position where the current record started.
     origin: u64,
     /// Arrays written in the current record, for its directory.
-    arrays: Vec<crate::directory::ArrayInfo>,
+    arrays: Vec<crate::array::directory::ArrayInfo>,
 }
 
 /// Encodes `value` at the end of `out` with a serializer that owns the
@@ -275,7 +275,7 @@ impl<O: Output, C: Check> Serializer<O, C> {
         if !self.arrays.is_empty() {
             let arrays = std::mem::take(&mut self.arrays);
             let dir_offset = self.out.position() - self.origin;
-            crate::directory::write(&arrays, dir_offset, |b| self.out.write(b))?;
+            crate::array::directory::write(&arrays, dir_offset, |b| self.out.write(b))?;
         }
         self.origin = self.out.position();
         Ok(())
@@ -290,7 +290,7 @@ impl<O: Output, C: Check> Serializer<O, C> {
     /// Writes an array's block: zero padding to the next multiple of 64
     /// from the record start, then the elements little-endian.
     fn write_array(&mut self, raw: &crate::array::RawArray<'_>) -> Result<()> {
-        use crate::directory::{BLOCK_ALIGN, MAX_DIMENSION, MAX_RANK};
+        use crate::array::directory::{BLOCK_ALIGN, MAX_DIMENSION, MAX_RANK};
         if raw.shape.len() as u64 > MAX_RANK {
             return Err(Error::new(ErrorKind::RankLimit {
                 rank: raw.shape.len() as u64,
@@ -317,7 +317,7 @@ impl<O: Output, C: Check> Serializer<O, C> {
         } else {
             self.write(bytes)?;
         }
-        self.arrays.push(crate::directory::ArrayInfo {
+        self.arrays.push(crate::array::directory::ArrayInfo {
             dtype: raw.dtype,
             shape: raw.shape.iter().map(|&d| d as u64).collect(),
             offset: pos + pad,

@@ -68,7 +68,7 @@ fn golden_file_reads_back() {
 #[test]
 fn list_on_the_golden_file() {
     let b = std::fs::read(GOLDEN).unwrap();
-    let arrays = kiln::directory::list(&b).unwrap();
+    let arrays = kiln::array::list(&b).unwrap();
     assert_eq!(arrays.len(), 2);
     assert_eq!((arrays[0].dtype(), arrays[0].dtype_name()), (0x0b, "f32"));
     assert_eq!(arrays[0].shape(), [3, 4, 5]);
@@ -82,23 +82,23 @@ fn list_on_the_golden_file() {
 #[test]
 fn fetch_reads_one_array() {
     let b = std::fs::read(GOLDEN).unwrap();
-    let index: Array<u32> = kiln::directory::fetch(&b, 1).unwrap();
+    let index: Array<u32> = kiln::array::fetch(&b, 1).unwrap();
     assert_eq!(index, golden_sample().index);
     // The image block is not read to fetch the index: spoil it and fetch
     // still works (the padding and values are not the directory's business).
     let mut spoiled = b.clone();
     spoiled[64..304].fill(0xff);
     spoiled[10] = 0xee;
-    let again: Array<u32> = kiln::directory::fetch(&spoiled, 1).unwrap();
+    let again: Array<u32> = kiln::array::fetch(&spoiled, 1).unwrap();
     assert_eq!(again, golden_sample().index);
 
-    let err = kiln::directory::fetch::<f32>(&b, 1).unwrap_err();
+    let err = kiln::array::fetch::<f32>(&b, 1).unwrap_err();
     assert_eq!(err.kind().code(), "dtype-mismatch");
     assert_eq!(err.offset(), Some(320));
-    let err = kiln::directory::fetch::<f32>(&b, 2).unwrap_err();
+    let err = kiln::array::fetch::<f32>(&b, 2).unwrap_err();
     assert_eq!(err.kind().code(), "array-index");
     assert_eq!(err.offset(), Some(392));
-    let err = kiln::directory::fetch::<u8>(&[1, 2, 3], 0).unwrap_err();
+    let err = kiln::array::fetch::<u8>(&[1, 2, 3], 0).unwrap_err();
     assert_eq!(err.kind().code(), "directory-missing");
     assert_eq!(err.offset(), Some(3));
 }
@@ -106,7 +106,7 @@ fn fetch_reads_one_array() {
 #[test]
 fn fetch_view_borrows_from_aligned_memory() {
     let b = AlignedBytes::from_slice(&std::fs::read(GOLDEN).unwrap());
-    let image: ArrayView<f32> = kiln::directory::fetch_view(b.as_slice(), 0).unwrap();
+    let image: ArrayView<f32> = kiln::array::fetch_view(b.as_slice(), 0).unwrap();
     assert_eq!(image.shape(), [3, 4, 5]);
     assert_eq!(
         image.data().as_ptr() as usize,
@@ -124,7 +124,7 @@ fn records_without_arrays_do_not_change() {
     }
     let bytes = kiln::to_vec(&Point { x: 9, y: -4 }).unwrap();
     assert_eq!(bytes, [0x09, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff]);
-    assert_eq!(kiln::directory::list(&bytes).unwrap(), []);
+    assert_eq!(kiln::array::list(&bytes).unwrap(), []);
     let none: Option<Array<f32>> = None;
     assert_eq!(kiln::to_vec(&none).unwrap(), [0]);
 }
@@ -151,7 +151,7 @@ macro_rules! round_trip_types {
                 let value = (7u8, a.clone(), "end".to_string());
                 let bytes = kiln::to_vec(&value).unwrap();
                 // The block sits at 64, the directory after "end".
-                let info = kiln::directory::list(&bytes).unwrap();
+                let info = kiln::array::list(&bytes).unwrap();
                 assert_eq!(info.len(), 1);
                 assert_eq!(info[0].dtype(), <$ty as kiln::block::Element>::DTYPE);
                 assert_eq!(info[0].byte_range().start, 64);
@@ -219,7 +219,7 @@ fn empty_arrays() {
         Array::<u16>::zeros(vec![0, 0]).unwrap(),
     ];
     let bytes = kiln::to_vec(&empties).unwrap();
-    let info = kiln::directory::list(&bytes).unwrap();
+    let info = kiln::array::list(&bytes).unwrap();
     // Count (4 bytes), then three empty blocks, all at 64.
     let ranges: Vec<_> = info.iter().map(|i| i.byte_range()).collect();
     assert_eq!(ranges, [64..64, 64..64, 64..64]);
@@ -251,7 +251,7 @@ fn a_view_of_a_misaligned_block_says_so() {
         "view misaligned: expected the block's address to be a multiple of 4; read into an \
          owned Array, or keep the record in memory aligned to 64 bytes at byte 0"
     );
-    let err = kiln::directory::fetch_view::<f32>(record, 0).unwrap_err();
+    let err = kiln::array::fetch_view::<f32>(record, 0).unwrap_err();
     assert_eq!(err.kind().code(), "view-misaligned");
     // The owned path copies and works from anywhere.
     assert_eq!(kiln::from_slice::<Array<f32>>(record).unwrap(), a);
@@ -337,13 +337,13 @@ fn scene() -> Scene {
 fn arrays_nested_in_enums_vecs_and_options() {
     let s = scene();
     let bytes = kiln::to_vec(&s).unwrap();
-    assert_eq!(kiln::directory::list(&bytes).unwrap().len(), 5);
+    assert_eq!(kiln::array::list(&bytes).unwrap().len(), 5);
     assert_eq!(kiln::serialized_size(&s).unwrap(), bytes.len() as u64);
     let mut w = Vec::new();
     kiln::to_writer(&mut w, &s).unwrap();
     assert_eq!(w, bytes);
     assert_eq!(kiln::from_slice::<Scene>(&bytes).unwrap(), s);
-    let third: Array<f32> = kiln::directory::fetch(&bytes, 2).unwrap();
+    let third: Array<f32> = kiln::array::fetch(&bytes, 2).unwrap();
     assert_eq!(third.data(), [0.5; 3]);
 }
 
@@ -368,7 +368,7 @@ fn unknown_length_sequences_align_the_same_in_streams() {
     let mut w = Vec::new();
     kiln::to_writer(&mut w, &value).unwrap();
     assert_eq!(w, bytes);
-    let ranges: Vec<_> = kiln::directory::list(&bytes)
+    let ranges: Vec<_> = kiln::array::list(&bytes)
         .unwrap()
         .iter()
         .map(|i| i.byte_range())
@@ -503,7 +503,7 @@ mod with_ndarray {
     fn views_convert_without_copying() {
         let bytes = std::fs::read(GOLDEN).unwrap();
         let aligned = AlignedBytes::from_slice(&bytes);
-        let v: ArrayView<f32> = kiln::directory::fetch_view(aligned.as_slice(), 0).unwrap();
+        let v: ArrayView<f32> = kiln::array::fetch_view(aligned.as_slice(), 0).unwrap();
         let nd = v.to_ndarray().unwrap();
         assert_eq!(nd.shape(), [3, 4, 5]);
         assert_eq!(nd[IxDyn(&[1, 2, 3])], (20 + 10 + 3) as f32 * 0.5);
@@ -565,10 +565,10 @@ fn mutated_golden_records_never_panic() {
     let golden = std::fs::read(GOLDEN).unwrap();
     let try_all = |b: &[u8]| {
         let typed = kiln::from_slice::<GoldenSample>(b);
-        let listed = kiln::directory::list(b);
-        let fetched = kiln::directory::fetch::<u32>(b, 1);
+        let listed = kiln::array::list(b);
+        let fetched = kiln::array::fetch::<u32>(b, 1);
         let aligned = AlignedBytes::from_slice(b);
-        let viewed = kiln::directory::fetch_view::<f32>(aligned.as_slice(), 0);
+        let viewed = kiln::array::fetch_view::<f32>(aligned.as_slice(), 0);
         let streamed = kiln::from_reader::<_, GoldenSample>(b);
         (
             typed.is_ok(),
@@ -609,7 +609,7 @@ fn quickcheck_round_trips_with_any_prefix() {
         let b = Array::from_vec(vec![seed as u16; n % 3]);
         let value = (prefix, a, b);
         let bytes = kiln::to_vec(&value).unwrap();
-        let info = kiln::directory::list(&bytes).unwrap();
+        let info = kiln::array::list(&bytes).unwrap();
         let back: (String, Array<f64>, Array<u16>) = kiln::from_slice(&bytes).unwrap();
         let bits = |x: &Array<f64>| x.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         info.len() == 2

@@ -267,7 +267,7 @@ fn the_flag_settles_a_record_that_only_looks_like_it_has_a_directory() {
     assert_eq!(bytes[10] & FLAG_DIRECTORY as u8, 0);
     let payload = &bytes[64..];
     assert!(payload.ends_with(b"KILNDIR1"));
-    assert_ne!(kiln::directory::list(payload).ok(), Some(vec![]));
+    assert_ne!(kiln::array::list(payload).ok(), Some(vec![]));
     assert_eq!(frame::list_arrays(&bytes).unwrap(), []);
     assert_eq!(
         frame::from_slice::<Wrapped>(&bytes).unwrap(),

@@ -327,14 +327,14 @@ fn decode_as(reading: &str, bytes: &[u8]) -> Vec<kiln::Error> {
         let text = std::str::from_utf8(bytes).expect("schema text vectors are UTF-8");
         one(kiln::schema::parse(text).map(drop))
     } else if reading == "list" {
-        one(kiln::directory::list(bytes).map(drop))
+        one(kiln::array::list(bytes).map(drop))
     } else if reading == "take Array<u8>" {
         one(kiln::take_from_slice::<kiln::Array<u8>>(bytes).map(drop))
     } else if let Some(rest) = reading.strip_prefix("fetch ") {
         let (index, element) = rest.split_once(" as ").expect("fetch N as T");
         let index: usize = index.parse().expect("fetch index");
         assert_eq!(element, "u8", "fetch of {element}");
-        one(kiln::directory::fetch::<u8>(bytes, index).map(drop))
+        one(kiln::array::fetch::<u8>(bytes, index).map(drop))
     } else {
         one(decode_slice(reading, bytes))
     }

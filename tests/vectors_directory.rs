@@ -54,7 +54,7 @@ fn run(v: &Value) -> kiln::Result<()> {
     let bytes = hex(v["hex"].as_str().unwrap());
     match v["mode"].as_str().unwrap_or("decode") {
         "decode" => decode_as(v["type"].as_str().unwrap(), &bytes, v.get("value")),
-        "list" => kiln::directory::list(&bytes).map(drop),
+        "list" => kiln::array::list(&bytes).map(drop),
         "take" => {
             assert_eq!(v["type"], "Array<u8>");
             kiln::take_from_slice::<Array<u8>>(&bytes).map(drop)
@@ -62,7 +62,7 @@ fn run(v: &Value) -> kiln::Result<()> {
         "fetch" => {
             let index = v["index"].as_u64().unwrap() as usize;
             match v["element"].as_str().unwrap() {
-                "u8" => kiln::directory::fetch::<u8>(&bytes, index).map(drop),
+                "u8" => kiln::array::fetch::<u8>(&bytes, index).map(drop),
                 other => panic!("unknown element {other}"),
             }
         }

@@ -659,14 +659,14 @@ fn bits_f32(d: &[f32]) -> Vec<u32> {
 /// Array `i` of `record` fetched (owned and viewed) as every element type:
 /// only the listed dtype succeeds, with the listed shape and the block's
 /// bytes; the others fail with `dtype-mismatch` at the entry's block.
-fn fetch_all(record: &[u8], aligned: &[u8], i: usize, info: &kiln::directory::ArrayInfo) {
+fn fetch_all(record: &[u8], aligned: &[u8], i: usize, info: &kiln::array::ArrayInfo) {
     let range = info.byte_range();
     let block = &record[range.start as usize..range.end as usize];
     macro_rules! each {
         ($($t:ty),*) => {$({
-            let owned = kiln::directory::fetch::<$t>(record, i);
-            let viewed = kiln::directory::fetch_view::<$t>(aligned, i);
-            let unaligned = kiln::directory::fetch_view::<$t>(record, i);
+            let owned = kiln::array::fetch::<$t>(record, i);
+            let viewed = kiln::array::fetch_view::<$t>(aligned, i);
+            let unaligned = kiln::array::fetch_view::<$t>(record, i);
             if info.dtype_name() == stringify!($t) {
                 let owned = owned.unwrap_or_else(|e| panic!("listed array {i} fetches: {e}"));
                 let viewed = viewed.unwrap_or_else(|e| panic!("listed array {i} views aligned: {e}"));
@@ -714,7 +714,7 @@ pub fn check_directory(data: &[u8]) {
     let copy = kiln::array::AlignedBytes::from_slice(data);
     let aligned = copy.as_slice();
 
-    let listed = kiln::directory::list(record);
+    let listed = kiln::array::list(record);
     match &listed {
         Ok(entries) => {
             for (i, info) in entries.iter().enumerate() {
@@ -723,7 +723,7 @@ pub fn check_directory(data: &[u8]) {
                 assert_eq!(r.start % 64, 0, "blocks start at multiples of 64");
                 fetch_all(record, aligned, i, info);
             }
-            let past = kiln::directory::fetch::<u8>(record, entries.len()).unwrap_err();
+            let past = kiln::array::fetch::<u8>(record, entries.len()).unwrap_err();
             assert!(
                 matches!(past.kind().code(), "array-index" | "directory-missing"),
                 "{past}"
@@ -731,8 +731,8 @@ pub fn check_directory(data: &[u8]) {
         }
         Err(e) => {
             for i in 0..3 {
-                let f = kiln::directory::fetch::<f32>(record, i).unwrap_err();
-                let g = kiln::directory::fetch_view::<u32>(aligned, i).unwrap_err();
+                let f = kiln::array::fetch::<f32>(record, i).unwrap_err();
+                let g = kiln::array::fetch_view::<u32>(aligned, i).unwrap_err();
                 for f in [f, g] {
                     assert_eq!(
                         (e.kind().code(), e.offset()),
@@ -756,8 +756,8 @@ pub fn check_directory(data: &[u8]) {
                 (entries[0].dtype_name(), entries[1].dtype_name()),
                 ("f32", "u32")
             );
-            let image = kiln::directory::fetch::<f32>(record, 0).unwrap();
-            let index = kiln::directory::fetch::<u32>(record, 1).unwrap();
+            let image = kiln::array::fetch::<f32>(record, 0).unwrap();
+            let index = kiln::array::fetch::<u32>(record, 1).unwrap();
             assert_eq!(image.shape(), s.image.shape());
             assert_eq!(bits_f32(image.data()), bits_f32(s.image.data()));
             assert_eq!(index, s.index);

@@ -102,7 +102,7 @@ impl<'a, T: Element, D: Dimension> TryFrom<ndarray::ArrayView<'a, T, D>> for Arr
 ///
 /// let mesh = Mesh { vertices: ndarray::Array2::zeros((4, 3)) };
 /// let bytes = kiln::to_vec(&mesh)?;
-/// assert_eq!(kiln::directory::list(&bytes)?[0].shape(), [4, 3]);
+/// assert_eq!(kiln::array::list(&bytes)?[0].shape(), [4, 3]);
 /// assert_eq!(kiln::from_slice::<Mesh>(&bytes)?, mesh);
 /// # Ok::<(), kiln::Error>(())
 /// ```

@@ -52,6 +52,7 @@ pub(crate) mod guard;
 pub mod model;
 mod text;
 
+use crate::array::Tracing;
 use bounded::Root;
 pub use model::Model;
 pub use text::{MAX_NESTING, parse};
@@ -335,29 +336,6 @@ impl Tracer {
     }
 }
 
-/// Whether this thread is tracing a schema. [`crate::Array`] and its kin
-/// then hand the tracer a bare marker (their element type is in its name)
-/// instead of a shape and data the tracer would have to make up; the
-/// canonical text writes them as `array<T>`.
-pub(crate) fn tracing() -> bool {
-    TRACING.with(Cell::get)
-}
-
-/// Marks this thread as tracing until dropped.
-struct Tracing(bool);
-
-impl Tracing {
-    fn start() -> Tracing {
-        Tracing(TRACING.with(|t| t.replace(true)))
-    }
-}
-
-impl Drop for Tracing {
-    fn drop(&mut self) {
-        TRACING.with(|t| t.set(self.0));
-    }
-}
-
 /// Turns a tracing failure into an error that names the type and the fix.
 fn trace_error(type_name: &str, e: serde_reflection::Error) -> Error {
     use serde_reflection::Error as E;
@@ -633,9 +611,6 @@ static CACHE: LazyLock<RwLock<HashMap<TypeId, Entry>>> =
 static NO_SAMPLES: LazyLock<Samples> = LazyLock::new(Samples::new);
 
 thread_local! {
-    /// Set while this thread runs serde-reflection's tracer, so that
-    /// shaped arrays stand for themselves (see [`tracing`]).
-    static TRACING: Cell<bool> = const { Cell::new(false) };
     /// The last schema this thread looked up: frames of one type in a loop
     /// skip the lock and the hash.
     static LAST: Cell<Option<(TypeId, &'static Schema)>> = const { Cell::new(None) };

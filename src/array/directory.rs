@@ -15,12 +15,12 @@
 //! ```
 //! let image = kiln::Array::from_shape_vec(vec![2, 2], vec![1.0f32, 2.0, 3.0, 4.0])?;
 //! let record = kiln::to_vec(&("cat", image))?;
-//! let arrays = kiln::directory::list(&record)?;
+//! let arrays = kiln::array::list(&record)?;
 //! assert_eq!(arrays.len(), 1);
 //! assert_eq!(arrays[0].dtype_name(), "f32");
 //! assert_eq!(arrays[0].shape(), [2, 2]);
 //! assert_eq!(arrays[0].byte_range(), 64..80);
-//! let back: kiln::Array<f32> = kiln::directory::fetch(&record, 0)?;
+//! let back: kiln::Array<f32> = kiln::array::fetch(&record, 0)?;
 //! assert_eq!(back.data(), [1.0, 2.0, 3.0, 4.0]);
 //! # Ok::<(), kiln::Error>(())
 //! ```

@@ -1,0 +1,347 @@
+//! serde's data model read kind by kind: one method per kind of
+//! `spec/03-types.md`, and the errors they make.
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+
+use crate::block::{self, Element};
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::Options;
+use crate::read::{IoRead, Read, Reference, SliceRead, WindowRead};
+
+use super::*;
+
+macro_rules! read_number {
+    ($($method:ident => $visit:ident($ty:ty),)*) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            const N: usize = std::mem::size_of::<$ty>();
+            let v = <$ty>::from_le_bytes(self.read_fixed::<N>(stringify!($ty))?);
+            let offset = self.read.offset() - N as u64;
+            visitor.$visit(v).map_err(|e: Error| detail::<D>(e, |e| e.or_offset(offset)))
+        }
+    )*};
+}
+
+impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Deserializer<R, D> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::at(
+            ErrorKind::Unsupported {
+                method: "deserialize_any",
+                features: ANY_FEATURES,
+            },
+            self.read.offset(),
+        ))
+    }
+
+    #[inline]
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let offset = self.read.offset();
+        let v = match self.read_u8("bool")? {
+            0 => false,
+            1 => true,
+            b => return Err(fail::<D>(|| ErrorKind::InvalidBool(b), offset)),
+        };
+        visitor
+            .visit_bool(v)
+            .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(offset)))
+    }
+
+    read_number! {
+        deserialize_i8 => visit_i8(i8),
+        deserialize_i16 => visit_i16(i16),
+        deserialize_i32 => visit_i32(i32),
+        deserialize_i64 => visit_i64(i64),
+        deserialize_i128 => visit_i128(i128),
+        deserialize_u8 => visit_u8(u8),
+        deserialize_u16 => visit_u16(u16),
+        deserialize_u32 => visit_u32(u32),
+        deserialize_u64 => visit_u64(u64),
+        deserialize_u128 => visit_u128(u128),
+        deserialize_f32 => visit_f32(f32),
+        deserialize_f64 => visit_f64(f64),
+    }
+
+    #[inline]
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let offset = self.read.offset();
+        let v = self.read_u32("char (u32)")?;
+        match char::from_u32(v) {
+            Some(c) => visitor
+                .visit_char(c)
+                .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(offset))),
+            None => Err(fail::<D>(|| ErrorKind::InvalidChar(v), offset)),
+        }
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let (start, bytes) = self.read_counted_bytes("string bytes")?;
+        match bytes {
+            Reference::Borrowed(b) => visitor.visit_borrowed_str(utf8::<D>(b, start)?),
+            Reference::Copied(b) => visitor.visit_str(utf8::<D>(b, start)?),
+        }
+        .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(start)))
+    }
+
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    #[inline]
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let (start, bytes) = self.read_counted_bytes("byte string bytes")?;
+        match bytes {
+            Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
+            Reference::Copied(b) => visitor.visit_bytes(b),
+        }
+        .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(start)))
+    }
+
+    #[inline]
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.read.remaining().is_none() {
+            // A stream: build the owned bytes in one copy out of the reader's
+            // buffer, in bounded steps, and hand them over.
+            let count_offset = self.read.offset();
+            let count = self.read_u32("count (u32)")?;
+            let bytes = block::read_elements::<u8, R>(&mut self.read, count, count_offset, None)?;
+            return visitor
+                .visit_byte_buf(bytes)
+                .map_err(|e: Error| e.or_offset(count_offset + 4));
+        }
+        self.deserialize_bytes(visitor)
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.check_depth()?;
+        let offset = self.read.offset();
+        match self.read_u8("option tag")? {
+            0 => visitor
+                .visit_none()
+                .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(offset))),
+            1 => self.nested(|de| visitor.visit_some(de)),
+            b => Err(fail::<D>(|| ErrorKind::InvalidOptionTag(b), offset)),
+        }
+    }
+
+    #[inline]
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let offset = self.read.offset();
+        visitor
+            .visit_unit()
+            .map_err(|e: Error| detail::<D>(e, |e| e.or_offset(offset)))
+    }
+
+    #[inline]
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_unit(visitor)
+    }
+
+    #[inline]
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if let Some(request) = crate::array::request(name) {
+            return self.read_array(request, visitor);
+        }
+        self.nested(|de| visitor.visit_newtype_struct(de))
+            .map_err(|e| detail::<D>(e, |e| in_container(e, name)))
+    }
+
+    #[inline]
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.check_depth()?;
+        if let Some(vec) = self.try_block::<V>()? {
+            return Ok(vec);
+        }
+        let count = self.read_count()?;
+        self.visit_counted(count, visitor)
+    }
+
+    #[inline]
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        self.visit_fixed(len, None, visitor)
+    }
+
+    #[inline]
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.visit_fixed(len, None, visitor)
+            .map_err(|e| detail::<D>(e, |e| in_container(e, name)))
+    }
+
+    #[inline]
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.check_depth()?;
+        let count = self.read_count()?;
+        self.nested(|de| {
+            let mut access = CountedAccess::new(de, count);
+            let value = visitor.visit_map(&mut access);
+            access.release();
+            let value = value?;
+            access.finish(count)?;
+            Ok(value)
+        })
+    }
+
+    #[inline]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.visit_fixed(fields.len(), Some(fields), visitor)
+            .map_err(|e| detail::<D>(e, |e| in_container(e, name)))
+    }
+
+    #[inline]
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.nested(|de| visitor.visit_enum(EnumAccess { de, name, variants }))
+            .map_err(|e| detail::<D>(e, |e| in_container(e, name)))
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::at(
+            ErrorKind::Unsupported {
+                method: "deserialize_identifier",
+                features: IDENTIFIER_FEATURES,
+            },
+            self.read.offset(),
+        ))
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(Error::at(
+            ErrorKind::Unsupported {
+                method: "deserialize_ignored_any",
+                features: IGNORED_ANY_FEATURES,
+            },
+            self.read.offset(),
+        ))
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// Checks string bytes that begin at `start`; the error points at the
+/// first byte that is not valid UTF-8.
+#[inline]
+fn utf8<const D: bool>(bytes: &[u8], start: u64) -> Result<&str> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        fail::<D>(
+            || ErrorKind::InvalidUtf8 {
+                valid_up_to: e.valid_up_to(),
+            },
+            start + e.valid_up_to() as u64,
+        )
+    })
+}
+
+// The error constructors and decorations below are out of line and cold,
+// and take scalars only, on purpose. A cold call that took the deserializer
+// by reference would make the compiler keep its position in memory, in every
+// loop that reads; inline, the decorations made every field's success path
+// too big for the compiler to inline, and a struct of three floats cost a
+// call per field (see benches/compare.rs, the mesh dataset).
+
+/// An error of `kind` at `offset`, in a deserializer with detailed
+/// errors. Without detail, every failure is the same undetailed error, so
+/// that all of a record's failure paths are one path: the compiler can then
+/// check a struct's fields against the input together, and load them
+/// together (see `Deserializer`'s documentation on detail).
+#[inline(always)]
+fn fail<const D: bool>(kind: impl FnOnce() -> ErrorKind, offset: u64) -> Error {
+    if D {
+        Error::at(kind(), offset)
+    } else {
+        Error::undetailed()
+    }
+}
+
+/// `e` with what `decorate` adds (a field, an index, an offset), in a
+/// deserializer with detailed errors; `e` as it is otherwise.
+#[inline(always)]
+fn detail<const D: bool>(e: Error, decorate: impl FnOnce(Error) -> Error) -> Error {
+    if D { decorate(e) } else { e }
+}
+
+/// A sequence, map or struct held a different number of values than its
+/// count or type says.
+#[cold]
+#[inline(never)]
+fn length_mismatch(declared: u64, actual: u64, offset: u64) -> Error {
+    Error::at(ErrorKind::LengthMismatch { declared, actual }, offset)
+}
+
+/// The nesting limit is reached.
+#[cold]
+#[inline(never)]
+fn depth_error(limit: u32, offset: u64) -> Error {
+    Error::at(ErrorKind::DepthLimit { limit }, offset)
+}
+
+/// Names the container an error passed through.
+#[cold]
+#[inline(never)]
+fn in_container(e: Error, name: &'static str) -> Error {
+    e.in_container(name)
+}
+
+/// Names the enum variant an error passed through.
+#[cold]
+#[inline(never)]
+fn in_variant(e: Error, variant: &'static str) -> Error {
+    e.in_variant(variant)
+}
+
+/// Places an error in element `index` of a sequence that began at `start`.
+#[cold]
+#[inline(never)]
+fn element_error(e: Error, start: u64, index: u64) -> Error {
+    e.or_offset(start).in_index(index)
+}
+
+/// Places an error in entry `index` of a map.
+#[cold]
+#[inline(never)]
+fn entry_error(e: Error, start: u64, index: u64) -> Error {
+    e.or_offset(start).in_entry(index)
+}
+
+/// Places an error in field (or position) `index` of a struct or tuple.
+#[cold]
+#[inline(never)]
+fn field_error(
+    e: Error,
+    start: u64,
+    fields: Option<&'static [&'static str]>,
+    index: usize,
+) -> Error {
+    let e = e.or_offset(start);
+    match fields.and_then(|f| f.get(index)) {
+        Some(name) => e.in_field(name),
+        None => e.in_position(index),
+    }
+}

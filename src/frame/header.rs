@@ -1,0 +1,478 @@
+//! The frame header, the streamed form's trailer and the payload checks:
+//! the one parser of the bytes of `spec/06-frame.md` (6.1 to 6.5).
+use std::borrow::Borrow;
+use std::io::{self, Read as _};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::batch::{BatchWriter, SliceRecords, no_record_there, read_record};
+use crate::de::Deserializer;
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::Options;
+use crate::read::{IoRead, SliceRead};
+use crate::schema::guard::{Guarded, Memo};
+use crate::schema::{self, Fingerprint, Schema};
+use crate::ser::Serializer;
+
+use super::*;
+
+const END_MAGIC_HEX: &str = "1a 0a 0d 4e 4c 49 4b 89";
+
+fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn le_u16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn le_u32(b: &[u8], at: usize) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(a)
+}
+
+fn le_u64(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+fn truncated(expected: &'static str, needed: u64, available: u64, offset: u64) -> Error {
+    Error::at(
+        ErrorKind::FrameTruncated {
+            expected,
+            needed,
+            available,
+        },
+        offset,
+    )
+}
+
+/// Fails at the first nonzero byte of `bytes`, which sit at `offset`.
+fn check_zero(bytes: &[u8], offset: u64) -> Result<()> {
+    match bytes.iter().position(|&b| b != 0) {
+        None => Ok(()),
+        Some(i) => Err(Error::at(
+            ErrorKind::PaddingNonZero(bytes[i]),
+            offset + i as u64,
+        )),
+    }
+}
+
+/// Rounds `len` up to the payload alignment, or `None` on overflow.
+fn align_up(len: u64) -> Option<u64> {
+    len.checked_add(PAYLOAD_ALIGN - 1)
+        .map(|v| v / PAYLOAD_ALIGN * PAYLOAD_ALIGN)
+}
+
+/// A parsed and checked frame header, read without the record's Rust type.
+///
+/// ```
+/// let bytes = kiln::frame::FrameOptions::new()
+///     .embed_schema(true)
+///     .batch_to_vec(&[1u16, 2, 3])?;
+/// let header = kiln::frame::FrameHeader::parse(&bytes)?;
+/// assert_eq!(header.record_count, Some(3));
+/// assert_eq!(header.payload_len, Some(6));
+/// assert_eq!(header.schema_text.as_deref(), Some("root u16\n"));
+/// assert_eq!(header.payload_offset, 128);
+/// let payload = header.payload(&bytes)?;
+/// assert_eq!(payload.bytes, [1, 0, 2, 0, 3, 0]);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameHeader {
+    /// The format version (always [`VERSION`] once parsed).
+    pub version: u16,
+    /// The flag bits ([`FLAG_CHECKSUM`], [`FLAG_SCHEMA`], [`FLAG_STREAMED`]).
+    pub flags: u16,
+    /// The writer's schema fingerprint.
+    pub fingerprint: Fingerprint,
+    /// The record count, `None` in a streamed frame (it is in the trailer).
+    pub record_count: Option<u64>,
+    /// The payload length, `None` in a streamed frame.
+    pub payload_len: Option<u64>,
+    /// The payload's CRC-32C when the header carries it (checksum flag set,
+    /// frame not streamed).
+    pub checksum: Option<u32>,
+    /// The writer's canonical schema text, when embedded.
+    pub schema_text: Option<String>,
+    /// Where the payload starts: 64 plus the schema text rounded up to 64.
+    pub payload_offset: u64,
+}
+
+/// A frame's payload, checked against the header (and trailer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Payload<'a> {
+    /// The payload bytes: the records back to back.
+    pub bytes: &'a [u8],
+    /// The offset of the payload in the frame (a multiple of 64).
+    pub offset: u64,
+    /// The number of records the frame declares.
+    pub record_count: u64,
+}
+
+impl FrameHeader {
+    /// Whether the writer streamed the frame (count and length in the trailer).
+    pub fn is_streamed(&self) -> bool {
+        self.flags & FLAG_STREAMED != 0
+    }
+
+    /// Whether the frame carries a CRC-32C of the payload.
+    pub fn has_checksum(&self) -> bool {
+        self.flags & FLAG_CHECKSUM != 0
+    }
+
+    /// Whether the payload is one record that ends with an array directory.
+    pub fn has_directory(&self) -> bool {
+        self.flags & FLAG_DIRECTORY != 0
+    }
+
+    /// Checks the fixed 64-byte header (without the schema text); returns
+    /// it with the schema text length.
+    /// A schema text longer than `max_text` is refused here, before a byte
+    /// of it is read.
+    fn parse_fixed(bytes: &[u8], max_text: u64) -> Result<(FrameHeader, u32)> {
+        let seen = MAGIC.len().min(bytes.len());
+        if bytes[..seen] != MAGIC[..seen] {
+            return Err(Error::at(
+                ErrorKind::BadMagic {
+                    found: hex(&bytes[..seen]),
+                },
+                0,
+            ));
+        }
+        // A fixed-size view: every field read below has a constant index.
+        let Some(h) = bytes.first_chunk::<HEADER_LEN>() else {
+            return Err(truncated(
+                "frame header",
+                HEADER_LEN as u64,
+                bytes.len() as u64,
+                0,
+            ));
+        };
+        let version = le_u16(h, 8);
+        if version != VERSION {
+            return Err(Error::at(
+                ErrorKind::UnsupportedVersion {
+                    found: version,
+                    supported: VERSION,
+                },
+                8,
+            ));
+        }
+        let flags = le_u16(h, 10);
+        if flags & !KNOWN_FLAGS != 0 {
+            return Err(Error::at(
+                ErrorKind::ReservedFlag {
+                    flags,
+                    known: KNOWN_FLAGS,
+                },
+                10,
+            ));
+        }
+        let field = |field, expected, found, at| {
+            Error::at(
+                ErrorKind::HeaderField {
+                    field,
+                    expected,
+                    found,
+                },
+                at,
+            )
+        };
+        let schema_len = le_u32(h, 12);
+        if flags & FLAG_SCHEMA == 0 && schema_len != 0 {
+            return Err(field(
+                "schema_len",
+                "0 without the schema flag",
+                schema_len.into(),
+                12,
+            ));
+        }
+        if u64::from(schema_len) > max_text {
+            return Err(Error::at(
+                ErrorKind::SchemaTextLimit {
+                    len: schema_len.into(),
+                    limit: max_text,
+                },
+                12,
+            ));
+        }
+        let fingerprint = Fingerprint::from_le_bytes(h[16..24].try_into().unwrap_or([0; 8]));
+        let count = le_u64(h, 24);
+        let len = le_u64(h, 32);
+        let crc = le_u32(h, 40);
+        let streamed = flags & FLAG_STREAMED != 0;
+        if streamed {
+            if count != UNKNOWN {
+                return Err(field(
+                    "record_count",
+                    "ff..ff in a streamed frame",
+                    count,
+                    24,
+                ));
+            }
+            if len != UNKNOWN {
+                return Err(field("payload_len", "ff..ff in a streamed frame", len, 32));
+            }
+        }
+        if flags & FLAG_DIRECTORY != 0 {
+            // Only a single-record frame knows where its record ends.
+            if streamed {
+                return Err(field(
+                    "flags",
+                    "DIRECTORY only in a frame that is not STREAMED",
+                    flags.into(),
+                    10,
+                ));
+            }
+            if count != 1 {
+                return Err(field(
+                    "record_count",
+                    "1 in a frame with the DIRECTORY flag",
+                    count,
+                    24,
+                ));
+            }
+        }
+        if (streamed || flags & FLAG_CHECKSUM == 0) && crc != 0 {
+            return Err(field(
+                "crc32c",
+                "0 without the checksum flag or in a streamed frame",
+                crc.into(),
+                40,
+            ));
+        }
+        if h[44..HEADER_LEN].iter().fold(0, |acc, &b| acc | b) != 0 {
+            check_zero(&h[44..HEADER_LEN], 44)?;
+        }
+        let payload_offset = align_up(HEADER_LEN as u64 + u64::from(schema_len)).unwrap_or(0);
+        Ok((
+            FrameHeader {
+                version,
+                flags,
+                fingerprint,
+                record_count: (!streamed).then_some(count),
+                payload_len: (!streamed).then_some(len),
+                checksum: (!streamed && flags & FLAG_CHECKSUM != 0).then_some(crc),
+                schema_text: None,
+                payload_offset,
+            },
+            schema_len,
+        ))
+    }
+
+    /// Checks the schema text and its padding (`area` is bytes 64 up to
+    /// the payload offset) and stores the text.
+    fn take_schema(&mut self, area: &[u8], schema_len: u32) -> Result<()> {
+        if self.flags & FLAG_SCHEMA == 0 {
+            return Ok(());
+        }
+        let (text, pad) = area.split_at(schema_len as usize);
+        check_zero(pad, HEADER_LEN as u64 + u64::from(schema_len))?;
+        let text = std::str::from_utf8(text).map_err(|e| {
+            Error::at(
+                ErrorKind::InvalidUtf8 {
+                    valid_up_to: e.valid_up_to(),
+                },
+                (HEADER_LEN + e.valid_up_to()) as u64,
+            )
+        })?;
+        let hashed = Fingerprint::of_text(text);
+        if hashed != self.fingerprint {
+            return Err(Error::at(
+                ErrorKind::SchemaTextMismatch {
+                    expected: self.fingerprint.to_string(),
+                    found: hashed.to_string(),
+                },
+                HEADER_LEN as u64,
+            ));
+        }
+        self.schema_text = Some(text.to_owned());
+        Ok(())
+    }
+
+    /// Parses and checks the header at the start of `bytes`: magic, version,
+    /// flags, the fields the flags constrain, reserved and padding bytes,
+    /// and the embedded schema text (UTF-8, hashing to the fingerprint).
+    /// Needs only the bytes up to the payload; the payload is checked by
+    /// [`FrameHeader::payload`].
+    ///
+    /// # Errors
+    /// [`ErrorKind::BadMagic`], [`ErrorKind::FrameTruncated`],
+    /// [`ErrorKind::UnsupportedVersion`], [`ErrorKind::ReservedFlag`],
+    /// [`ErrorKind::HeaderField`], [`ErrorKind::SchemaTextLimit`] (a text
+    /// over [`DEFAULT_SCHEMA_TEXT_LIMIT`](crate::options::DEFAULT_SCHEMA_TEXT_LIMIT)),
+    /// [`ErrorKind::PaddingNonZero`],
+    /// [`ErrorKind::InvalidUtf8`], [`ErrorKind::SchemaTextMismatch`], each
+    /// with the offset of the byte at fault.
+    pub fn parse(bytes: &[u8]) -> Result<FrameHeader> {
+        Self::parse_with(bytes, crate::options::DEFAULT_SCHEMA_TEXT_LIMIT)
+    }
+
+    /// [`FrameHeader::parse`] with a limit on the schema text's length.
+    fn parse_with(bytes: &[u8], max_text: u64) -> Result<FrameHeader> {
+        let (mut header, schema_len) =
+            Self::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)], max_text)?;
+        let end = usize::try_from(header.payload_offset).unwrap_or(usize::MAX);
+        let Some(area) = bytes.get(HEADER_LEN..end) else {
+            return Err(truncated(
+                "schema text and padding",
+                header.payload_offset - HEADER_LEN as u64,
+                (bytes.len() - HEADER_LEN) as u64,
+                HEADER_LEN as u64,
+            ));
+        };
+        header.take_schema(area, schema_len)?;
+        Ok(header)
+    }
+
+    /// The payload of the frame in `bytes` (the whole frame, from its
+    /// first byte), checked against the header: its length, for a streamed
+    /// frame the trailer, and the checksum when there is one.
+    ///
+    /// # Errors
+    /// [`ErrorKind::FrameTruncated`], [`ErrorKind::TrailingBytes`],
+    /// [`ErrorKind::BadTrailer`], [`ErrorKind::PaddingNonZero`],
+    /// [`ErrorKind::HeaderField`], [`ErrorKind::PayloadLengthMismatch`]
+    /// and [`ErrorKind::ChecksumMismatch`].
+    pub fn payload<'a>(&self, bytes: &'a [u8]) -> Result<Payload<'a>> {
+        let start = self.payload_offset;
+        let after = (bytes.len() as u64).saturating_sub(start);
+        let rest = bytes.get(start as usize..).unwrap_or(&[]);
+        let (payload, count, crc, crc_at) = match (self.record_count, self.payload_len) {
+            (Some(count), Some(len)) => {
+                if after < len {
+                    return Err(truncated("payload", len, after, start));
+                }
+                if after > len {
+                    return Err(Error::at(
+                        ErrorKind::TrailingBytes { count: after - len },
+                        start + len,
+                    ));
+                }
+                (rest, count, self.checksum, 40)
+            }
+            _ => {
+                if after < TRAILER_LEN as u64 {
+                    return Err(truncated("trailer", TRAILER_LEN as u64, after, start));
+                }
+                let (payload, t) = rest.split_at(rest.len() - TRAILER_LEN);
+                let t_at = start + payload.len() as u64;
+                let trailer = Trailer::parse(t, t_at, self.flags)?;
+                if trailer.payload_len != payload.len() as u64 {
+                    return Err(Error::at(
+                        ErrorKind::PayloadLengthMismatch {
+                            declared: trailer.payload_len,
+                            found: payload.len() as u64,
+                        },
+                        t_at + 8,
+                    ));
+                }
+                (payload, trailer.record_count, trailer.checksum, t_at + 16)
+            }
+        };
+        if let Some(expected) = crc {
+            let found = crc32c::crc32c(payload);
+            if found != expected {
+                return Err(Error::at(
+                    ErrorKind::ChecksumMismatch { expected, found },
+                    crc_at,
+                ));
+            }
+        }
+        Ok(Payload {
+            bytes: payload,
+            offset: start,
+            record_count: count,
+        })
+    }
+
+    /// Fails with [`ErrorKind::SchemaMismatch`] unless the frame was written
+    /// with `schema`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::SchemaMismatch`] at offset 16, showing both fingerprints
+    /// and both texts where known.
+    pub fn check_schema(&self, schema: &Schema) -> Result<()> {
+        if self.fingerprint == schema.fingerprint() {
+            return Ok(());
+        }
+        Err(Error::at(
+            ErrorKind::SchemaMismatch {
+                expected: schema.fingerprint().to_string(),
+                found: self.fingerprint.to_string(),
+                expected_text: schema.text().map(str::to_owned),
+                found_text: self.schema_text.clone(),
+            },
+            16,
+        ))
+    }
+}
+
+/// A streamed frame's trailer.
+struct Trailer {
+    record_count: u64,
+    payload_len: u64,
+    checksum: Option<u32>,
+}
+
+impl Trailer {
+    /// Checks the 32 trailer bytes `t`, which sit at offset `at`.
+    fn parse(t: &[u8], at: u64, flags: u16) -> Result<Trailer> {
+        if t[24..32] != END_MAGIC {
+            return Err(Error::at(
+                ErrorKind::BadTrailer {
+                    expected: END_MAGIC_HEX,
+                    found: hex(&t[24..32]),
+                },
+                at + 24,
+            ));
+        }
+        check_zero(&t[20..24], at + 20)?;
+        let crc = le_u32(t, 16);
+        if flags & FLAG_CHECKSUM == 0 && crc != 0 {
+            return Err(Error::at(
+                ErrorKind::HeaderField {
+                    field: "trailer crc32c",
+                    expected: "0 without the checksum flag",
+                    found: crc.into(),
+                },
+                at + 16,
+            ));
+        }
+        Ok(Trailer {
+            record_count: le_u64(t, 0),
+            payload_len: le_u64(t, 8),
+            checksum: (flags & FLAG_CHECKSUM != 0).then_some(crc),
+        })
+    }
+
+    fn bytes(count: u64, len: u64, crc: u32) -> [u8; TRAILER_LEN] {
+        let mut t = [0u8; TRAILER_LEN];
+        t[0..8].copy_from_slice(&count.to_le_bytes());
+        t[8..16].copy_from_slice(&len.to_le_bytes());
+        t[16..20].copy_from_slice(&crc.to_le_bytes());
+        t[24..32].copy_from_slice(&END_MAGIC);
+        t
+    }
+}
+
+/// Parses the header and checks the payload of the frame in `bytes`,
+/// without the record's type: [`FrameHeader::parse`] then
+/// [`FrameHeader::payload`].
+///
+/// # Errors
+/// As those two.
+pub fn open(bytes: &[u8]) -> Result<(FrameHeader, Payload<'_>)> {
+    let header = FrameHeader::parse(bytes)?;
+    let payload = header.payload(bytes)?;
+    Ok((header, payload))
+}

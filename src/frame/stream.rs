@@ -1,0 +1,344 @@
+//! Framed batches read from an `io::Read`: the payload handed to the
+//! record reader, checked at its end (`spec/06-frame.md`, 6.4 and 6.5).
+use std::borrow::Borrow;
+use std::io::{self, Read as _};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::batch::{BatchWriter, SliceRecords, no_record_there, read_record};
+use crate::de::Deserializer;
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::Options;
+use crate::read::{IoRead, SliceRead};
+use crate::schema::guard::{Guarded, Memo};
+use crate::schema::{self, Fingerprint, Schema};
+use crate::ser::Serializer;
+
+use super::*;
+
+// ---------------------------------------------------------------------------
+// Reading from io::Read
+// ---------------------------------------------------------------------------
+
+/// Hands the payload to the record reader and nothing else: at most the
+/// declared length, or for a streamed frame everything but the last 32
+/// bytes (held back as the trailer). Checksums what it hands over.
+struct PayloadSource<R> {
+    reader: R,
+    /// The declared length, or `None` when streamed.
+    len: Option<u64>,
+    delivered: u64,
+    crc: u32,
+    checksum: bool,
+    /// Streamed: bytes read ahead, of which the last 32 may be the trailer.
+    hold: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// The underlying reader ended.
+    eof: bool,
+    /// The underlying reader ended before the declared length.
+    short: bool,
+    /// Where the payload starts in the frame.
+    payload_offset: u64,
+}
+
+const HOLD: usize = 8 * 1024;
+
+impl<R: io::Read> PayloadSource<R> {
+    fn new(reader: R, header: &FrameHeader) -> Self {
+        PayloadSource {
+            reader,
+            len: header.payload_len,
+            delivered: 0,
+            crc: 0,
+            checksum: header.has_checksum(),
+            hold: Vec::new(),
+            start: 0,
+            end: 0,
+            eof: false,
+            short: false,
+            payload_offset: header.payload_offset,
+        }
+    }
+
+    /// Streamed: the held-back bytes once the reader ended.
+    fn trailer(&self) -> &[u8] {
+        &self.hold[self.start..self.end]
+    }
+
+    /// Streamed, at the end: the trailer's own checks (size, magic,
+    /// reserved bytes), at its offset in the frame.
+    fn trailer_check(&self, flags: u16) -> Result<Trailer> {
+        let t = self.trailer();
+        let at = self.payload_offset.saturating_add(self.delivered);
+        if t.len() < TRAILER_LEN {
+            return Err(truncated("trailer", TRAILER_LEN as u64, t.len() as u64, at));
+        }
+        Trailer::parse(t, at, flags)
+    }
+}
+
+impl<R: io::Read> io::Read for PayloadSource<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        match self.len {
+            Some(len) => {
+                let left = len - self.delivered;
+                if left == 0 || out.is_empty() {
+                    return Ok(0);
+                }
+                let want = out.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+                let n = loop {
+                    match self.reader.read(&mut out[..want]) {
+                        Ok(n) => break n.min(want),
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                };
+                if n == 0 {
+                    self.short = true;
+                }
+                if self.checksum {
+                    self.crc = crc32c::crc32c_append(self.crc, &out[..n]);
+                }
+                self.delivered += n as u64;
+                Ok(n)
+            }
+            None => loop {
+                let held = self.end - self.start;
+                if held > TRAILER_LEN {
+                    let n = (held - TRAILER_LEN).min(out.len());
+                    let src = &self.hold[self.start..self.start + n];
+                    out[..n].copy_from_slice(src);
+                    if self.checksum {
+                        self.crc = crc32c::crc32c_append(self.crc, src);
+                    }
+                    self.start += n;
+                    self.delivered += n as u64;
+                    return Ok(n);
+                }
+                if self.eof || out.is_empty() {
+                    return Ok(0);
+                }
+                if self.hold.is_empty() {
+                    self.hold = vec![0; HOLD];
+                }
+                if self.end == self.hold.len() {
+                    // Full: move the held bytes (at most 32) to the front.
+                    self.hold.copy_within(self.start..self.end, 0);
+                    self.end -= self.start;
+                    self.start = 0;
+                }
+                let n = loop {
+                    match self.reader.read(&mut self.hold[self.end..]) {
+                        Ok(n) => break n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                };
+                // A reader that claims more than the room is broken; clamp.
+                self.end = (self.end + n).min(self.hold.len());
+                if n == 0 {
+                    self.eof = true;
+                }
+            },
+        }
+    }
+}
+
+/// Reads the records of a framed batch from an [`io::Read`]; see
+/// [`FrameOptions::batch_from_reader`].
+pub struct FramedReaderRecords<R, T> {
+    de: Deserializer<IoRead<PayloadSource<R>>>,
+    header: FrameHeader,
+    base: u64,
+    index: u64,
+    /// Bytes the last record took.
+    last_len: usize,
+    done: bool,
+    marker: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<R: io::Read, T: DeserializeOwned> FramedReaderRecords<R, T> {
+    /// The frame's header.
+    pub fn header(&self) -> &FrameHeader {
+        &self.header
+    }
+
+    /// Records read so far.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// The offset in the frame of the next payload byte.
+    fn offset(&self) -> u64 {
+        self.base.saturating_add(self.de.offset())
+    }
+
+    /// The payload ended where a record should start: check the frame's
+    /// declarations (count, length, trailer, checksum, end of input).
+    fn finish(&mut self) -> Result<()> {
+        let offset = self.offset();
+        let index = self.index;
+        let header = self.header.clone();
+        let src = self.de.read_mut().get_mut();
+        let (declared_count, crc, crc_at) = match (header.record_count, header.payload_len) {
+            (Some(count), Some(len)) => {
+                if src.short {
+                    return Err(truncated(
+                        "payload",
+                        len,
+                        src.delivered,
+                        header.payload_offset,
+                    ));
+                }
+                let mut probe = [0u8; 1];
+                if read_up_to(&mut src.reader, &mut probe, offset)? > 0 {
+                    return Err(Error::at(ErrorKind::TrailingBytes { count: 1 }, offset));
+                }
+                (count, header.checksum, 40)
+            }
+            _ => {
+                let t_at = offset;
+                let trailer = src.trailer_check(header.flags)?;
+                if trailer.payload_len != src.delivered {
+                    return Err(Error::at(
+                        ErrorKind::PayloadLengthMismatch {
+                            declared: trailer.payload_len,
+                            found: src.delivered,
+                        },
+                        t_at + 8,
+                    ));
+                }
+                (trailer.record_count, trailer.checksum, t_at + 16)
+            }
+        };
+        if let Some(expected) = crc
+            && expected != src.crc
+        {
+            return Err(Error::at(
+                ErrorKind::ChecksumMismatch {
+                    expected,
+                    found: src.crc,
+                },
+                crc_at,
+            ));
+        }
+        if declared_count != index {
+            return Err(Error::at(
+                ErrorKind::CountMismatch {
+                    declared: declared_count,
+                    found: index,
+                },
+                offset,
+            ));
+        }
+        Ok(())
+    }
+
+    /// All declared records were read but payload bytes remain.
+    fn leftover(&mut self) -> Error {
+        let declared = self.header.payload_len.unwrap_or(0);
+        Error::at(
+            ErrorKind::PayloadLengthMismatch {
+                declared,
+                found: self.de.offset(),
+            },
+            self.offset(),
+        )
+    }
+}
+
+impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
+    type Item = Result<T>;
+
+    fn next(&mut self) -> Option<Result<T>> {
+        if self.done {
+            return None;
+        }
+        let at_eof = match self.de.read_mut().at_eof() {
+            Ok(v) => v,
+            Err(e) => {
+                self.done = true;
+                return Some(Err(e.shifted(self.base)));
+            }
+        };
+        // A streamed frame's count is known once its trailer is reached.
+        let declared = match self.header.record_count {
+            Some(count) => Some(count),
+            None if at_eof => {
+                let src = self.de.read_mut().get_mut();
+                src.trailer_check(self.header.flags)
+                    .ok()
+                    .map(|t| t.record_count)
+            }
+            None => None,
+        };
+        if declared == Some(self.index) {
+            self.done = true;
+            if !at_eof {
+                return Some(Err(self.leftover()));
+            }
+            return self.finish().err().map(Err);
+        }
+        if at_eof {
+            // Only records of no bytes (`()`, unit structs) can follow.
+            let more = declared.is_some_and(|d| d > self.index);
+            if more && !self.de.read_mut().get_mut().short {
+                match read_record(
+                    &mut self.de,
+                    self.index,
+                    self.base,
+                    Some(&mut self.last_len),
+                ) {
+                    Ok(value) => {
+                        self.index += 1;
+                        return Some(Ok(value));
+                    }
+                    Err(e) if !no_record_there(&e, at_eof) => {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
+                    Err(_) => {}
+                }
+            }
+            self.done = true;
+            return self.finish().err().map(Err);
+        }
+        match read_record(
+            &mut self.de,
+            self.index,
+            self.base,
+            Some(&mut self.last_len),
+        ) {
+            Ok(value) => {
+                self.index += 1;
+                Some(Ok(value))
+            }
+            Err(e) => {
+                self.done = true;
+                let src = self.de.read_mut().get_mut();
+                // A streamed frame cut short shows first as a record cut
+                // short; its trailer says what really happened, as it
+                // does for a slice, whose trailer is checked first.
+                if src.eof
+                    && self.header.is_streamed()
+                    && let Err(trailer) = src.trailer_check(self.header.flags)
+                {
+                    return Some(Err(trailer));
+                }
+                if src.short
+                    && let Some(len) = self.header.payload_len
+                {
+                    return Some(Err(truncated(
+                        "payload",
+                        len,
+                        src.delivered,
+                        self.header.payload_offset,
+                    )));
+                }
+                Some(Err(e))
+            }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! Frame writers: a header, the records, and for the streamed form a
+//! trailer (`spec/06-frame.md`, 6.1 to 6.4 and 6.8).
+use std::borrow::Borrow;
+use std::io::{self, Read as _};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::batch::{BatchWriter, SliceRecords, no_record_there, read_record};
+use crate::de::Deserializer;
+use crate::error::{Error, ErrorKind, Result};
+use crate::options::Options;
+use crate::read::{IoRead, SliceRead};
+use crate::schema::guard::{Guarded, Memo};
+use crate::schema::{self, Fingerprint, Schema};
+use crate::ser::Serializer;
+
+use super::*;
+
+/// Writes the header, schema text and padding for `schema` into `out`.
+fn header_bytes(
+    out: &mut Vec<u8>,
+    schema: &Schema,
+    flags: u16,
+    count: u64,
+    len: u64,
+) -> Result<()> {
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&flags.to_le_bytes());
+    let text = if flags & FLAG_SCHEMA != 0 {
+        let text = schema.text().ok_or_else(|| {
+            Error::new(ErrorKind::SchemaTrace {
+                type_name: schema.fingerprint().to_string(),
+                reason: "the schema is known only by its fingerprint, so its text cannot be \
+                         embedded; write without embed_schema"
+                    .into(),
+            })
+        })?;
+        let len = u32::try_from(text.len()).map_err(|_| {
+            Error::new(ErrorKind::CountOverflow {
+                len: text.len() as u64,
+            })
+        })?;
+        out.extend_from_slice(&len.to_le_bytes());
+        Some(text)
+    } else {
+        out.extend_from_slice(&0u32.to_le_bytes());
+        None
+    };
+    out.extend_from_slice(&schema.fingerprint().to_le_bytes());
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&[0; HEADER_LEN - 40]);
+    if let Some(text) = text {
+        out.extend_from_slice(text.as_bytes());
+        let padded = align_up(out.len() as u64).unwrap_or(0) as usize;
+        out.resize(padded, 0);
+    }
+    Ok(())
+}
+
+impl FrameOptions {
+    /// Writes a frame around whatever `fill` appends to `out`, patching the
+    /// count, length and checksum in afterwards.
+    fn write_into(
+        &self,
+        out: &mut Vec<u8>,
+        schema: &Schema,
+        fill: impl FnOnce(&mut Vec<u8>) -> Result<u64>,
+    ) -> Result<()> {
+        let frame_start = out.len();
+        header_bytes(out, schema, self.flags(), 0, 0)?;
+        let start = out.len();
+        let count = fill(out)?;
+        let len = (out.len() - start) as u64;
+        let h = &mut out[frame_start..frame_start + HEADER_LEN];
+        h[24..32].copy_from_slice(&count.to_le_bytes());
+        h[32..40].copy_from_slice(&len.to_le_bytes());
+        if self.checksum {
+            let crc = crc32c::crc32c(&out[start..]);
+            out[frame_start + 40..frame_start + 44].copy_from_slice(&crc.to_le_bytes());
+        }
+        Ok(())
+    }
+
+    /// A frame holding one record, in a new `Vec<u8>`. A record that holds
+    /// shaped arrays gets its directory and the [`FLAG_DIRECTORY`] flag.
+    ///
+    /// # Errors
+    /// Those of [`schema::schema_of`] and of [`crate::to_vec`].
+    pub fn to_vec<'de, T: Serialize + Deserialize<'de>>(&self, value: &T) -> Result<Vec<u8>> {
+        let schema = schema::schema_of::<T>()?;
+        let mut out = Vec::with_capacity(HEADER_LEN + 64);
+        let mut directory = false;
+        let mut memo = Memo::default();
+        self.write_into(&mut out, schema, |out| {
+            let mut ser = Serializer::with_check(out, Guarded::new(schema, &mut memo));
+            value.serialize(&mut ser)?;
+            directory = ser.array_count() > 0;
+            ser.finish()?;
+            Ok(1)
+        })?;
+        if directory {
+            let flags = self.flags() | FLAG_DIRECTORY;
+            out[10..12].copy_from_slice(&flags.to_le_bytes());
+        }
+        Ok(out)
+    }
+
+    /// A frame holding one record, written into an [`io::Write`]. The
+    /// record is encoded in memory first, so the header can hold its
+    /// length; the bytes are those of [`FrameOptions::to_vec`].
+    ///
+    /// # Errors
+    /// As [`FrameOptions::to_vec`], plus [`ErrorKind::Io`].
+    pub fn to_writer<'de, W: io::Write, T: Serialize + Deserialize<'de>>(
+        &self,
+        mut writer: W,
+        value: &T,
+    ) -> Result<()> {
+        let bytes = self.to_vec(value)?;
+        writer.write_all(&bytes)?;
+        Ok(())
+    }
+
+    /// A frame holding a batch of `records`, in a new `Vec<u8>`.
+    ///
+    /// # Errors
+    /// As [`FrameOptions::to_vec`].
+    pub fn batch_to_vec<'de, T: Serialize + Deserialize<'de>>(
+        &self,
+        records: &[T],
+    ) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.batch_extend::<T, _>(&mut out, records)?;
+        Ok(out)
+    }
+
+    /// Appends a frame holding the records of an iterator to `out`; the
+    /// count need not be known up front. Returns the count.
+    ///
+    /// # Errors
+    /// As [`FrameOptions::to_vec`], and [`ErrorKind::ArraysInBatch`] for a
+    /// record that holds shaped arrays (they need a frame each); `out` may
+    /// then hold a partial frame.
+    pub fn batch_extend<'de, T, I>(&self, out: &mut Vec<u8>, records: I) -> Result<u64>
+    where
+        T: Serialize + Deserialize<'de>,
+        I: IntoIterator,
+        I::Item: Borrow<T>,
+    {
+        let schema = schema::schema_of::<T>()?;
+        let mut count = 0;
+        let mut memo = Memo::default();
+        self.write_into(out, schema, |out| {
+            let mut ser = Serializer::with_check(out, Guarded::new(schema, &mut memo));
+            for record in records {
+                record.borrow().serialize(&mut ser)?;
+                crate::batch::no_arrays(&ser, count)?;
+                count += 1;
+            }
+            Ok(count)
+        })?;
+        Ok(count)
+    }
+
+    /// A streaming writer of a framed batch into an [`io::Write`] that
+    /// cannot seek: the header says "streamed", the trailer written by
+    /// [`FrameWriter::finish`] holds the count, length and checksum.
+    ///
+    /// # Errors
+    /// As [`schema::schema_of`], plus [`ErrorKind::Io`] for the header.
+    pub fn batch_writer<'de, T, W>(&self, writer: W) -> Result<FrameWriter<W, T>>
+    where
+        T: Serialize + Deserialize<'de>,
+        W: io::Write,
+    {
+        let schema = schema::schema_of::<T>()?;
+        let mut head = Vec::with_capacity(HEADER_LEN);
+        header_bytes(
+            &mut head,
+            schema,
+            self.flags() | FLAG_STREAMED,
+            UNKNOWN,
+            UNKNOWN,
+        )?;
+        let mut writer = writer;
+        writer.write_all(&head)?;
+        Ok(FrameWriter {
+            inner: BatchWriter::new(CrcWriter {
+                writer,
+                crc: 0,
+                checksum: self.checksum,
+            }),
+            schema,
+            memo: Memo::default(),
+            marker: std::marker::PhantomData,
+        })
+    }
+}
+
+/// Counts and checksums what passes through to the writer.
+struct CrcWriter<W> {
+    writer: W,
+    crc: u32,
+    checksum: bool,
+}
+
+impl<W: io::Write> io::Write for CrcWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.writer.write(buf)?;
+        if self.checksum {
+            self.crc = crc32c::crc32c_append(self.crc, &buf[..n]);
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer.flush()
+    }
+}
+
+/// Writes a streamed framed batch; see [`FrameOptions::batch_writer`].
+///
+/// ```
+/// let mut w = kiln::frame::FrameOptions::new().batch_writer::<u32, _>(Vec::new())?;
+/// for i in 0..3u32 {
+///     w.push(&i)?;
+/// }
+/// let bytes = w.finish()?;
+/// assert_eq!(bytes.len(), 64 + 12 + 32); // header, payload, trailer
+/// let back: Vec<u32> = kiln::frame::batch_from_slice(&bytes)?.collect::<kiln::Result<_>>()?;
+/// assert_eq!(back, [0, 1, 2]);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub struct FrameWriter<W: io::Write, T> {
+    inner: BatchWriter<CrcWriter<W>>,
+    /// What every record is checked against before it is written.
+    schema: &'static Schema,
+    memo: Memo,
+    marker: std::marker::PhantomData<fn(&T)>,
+}
+
+impl<W: io::Write, T: Serialize> FrameWriter<W, T> {
+    /// Appends one record.
+    ///
+    /// # Errors
+    /// As [`crate::to_writer`], and [`ErrorKind::ArraysInBatch`] for a
+    /// record that holds shaped arrays (the record is taken out again).
+    pub fn push(&mut self, record: &T) -> Result<()> {
+        self.inner
+            .push_with(record, Guarded::new(self.schema, &mut self.memo))
+    }
+
+    /// Records pushed so far.
+    pub fn count(&self) -> u64 {
+        self.inner.count()
+    }
+
+    /// Writes the rest of the payload and the trailer; returns the writer.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`] from the writer.
+    pub fn finish(self) -> Result<W> {
+        let count = self.inner.count();
+        let len = self.inner.len();
+        let crc_writer = self.inner.finish()?;
+        let crc = if crc_writer.checksum {
+            crc_writer.crc
+        } else {
+            0
+        };
+        let mut writer = crc_writer.writer;
+        writer.write_all(&Trailer::bytes(count, len, crc))?;
+        writer.flush()?;
+        Ok(writer)
+    }
+}
