@@ -638,6 +638,20 @@ impl<'a, O: Output, C: Check> Compound<'a, O, C> {
         value.serialize(&mut *self.ser)
     }
 
+    /// Under a check: a tuple or struct wrote as many values as it declared.
+    #[inline]
+    fn finish_fixed(self) -> Result<()> {
+        match self.declared {
+            Some(declared) if declared != self.count => {
+                Err(Error::new(ErrorKind::LengthMismatch {
+                    declared,
+                    actual: self.count,
+                }))
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn finish(self) -> Result<()> {
         if self.key_pending {
             return Err(Error::new(ErrorKind::MapEntryIncomplete));
@@ -684,7 +698,7 @@ impl<O: Output, C: Check> ser::SerializeTuple for Compound<'_, O, C> {
     #[inline]
     fn end(self) -> Result<()> {
         if C::ON {
-            return self.finish();
+            return self.finish_fixed();
         }
         Ok(())
     }
@@ -703,7 +717,7 @@ impl<O: Output, C: Check> ser::SerializeTupleStruct for Compound<'_, O, C> {
     #[inline]
     fn end(self) -> Result<()> {
         if C::ON {
-            return self.finish();
+            return self.finish_fixed();
         }
         Ok(())
     }
@@ -722,7 +736,7 @@ impl<O: Output, C: Check> ser::SerializeTupleVariant for Compound<'_, O, C> {
     #[inline]
     fn end(self) -> Result<()> {
         if C::ON {
-            return self.finish();
+            return self.finish_fixed();
         }
         Ok(())
     }
@@ -786,7 +800,7 @@ impl<O: Output, C: Check> ser::SerializeStruct for Compound<'_, O, C> {
     #[inline]
     fn end(self) -> Result<()> {
         if C::ON {
-            return self.finish();
+            return self.finish_fixed();
         }
         Ok(())
     }
@@ -811,7 +825,7 @@ impl<O: Output, C: Check> ser::SerializeStructVariant for Compound<'_, O, C> {
     #[inline]
     fn end(self) -> Result<()> {
         if C::ON {
-            return self.finish();
+            return self.finish_fixed();
         }
         Ok(())
     }

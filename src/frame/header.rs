@@ -11,7 +11,7 @@ use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
 use crate::read::{IoRead, SliceRead};
-use crate::schema::guard::{Guarded, Memo};
+use crate::schema::guard::Guarded;
 use crate::schema::{self, Fingerprint, Schema};
 use crate::ser::Serializer;
 

@@ -11,7 +11,7 @@ use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
 use crate::read::{IoRead, SliceRead};
-use crate::schema::guard::{Guarded, Memo};
+use crate::schema::guard::Guarded;
 use crate::schema::{self, Fingerprint, Schema};
 use crate::ser::Serializer;
 
@@ -93,9 +93,8 @@ impl FrameOptions {
         let schema = schema::schema_of::<T>()?;
         let mut out = Vec::with_capacity(HEADER_LEN + 64);
         let mut directory = false;
-        let mut memo = Memo::default();
         self.write_into(&mut out, schema, |out| {
-            let mut ser = Serializer::with_check(out, Guarded::new(schema, &mut memo));
+            let mut ser = Serializer::with_check(out, Guarded::new(schema));
             value.serialize(&mut ser)?;
             directory = ser.array_count() > 0;
             ser.finish()?;
@@ -152,9 +151,8 @@ impl FrameOptions {
     {
         let schema = schema::schema_of::<T>()?;
         let mut count = 0;
-        let mut memo = Memo::default();
         self.write_into(out, schema, |out| {
-            let mut ser = Serializer::with_check(out, Guarded::new(schema, &mut memo));
+            let mut ser = Serializer::with_check(out, Guarded::new(schema));
             for record in records {
                 record.borrow().serialize(&mut ser)?;
                 crate::batch::no_arrays(&ser, count)?;
@@ -193,8 +191,7 @@ impl FrameOptions {
                 crc: 0,
                 checksum: self.checksum,
             }),
-            schema,
-            memo: Memo::default(),
+            guard: Guarded::new(schema),
             marker: std::marker::PhantomData,
         })
     }
@@ -237,8 +234,7 @@ impl<W: io::Write> io::Write for CrcWriter<W> {
 pub struct FrameWriter<W: io::Write, T> {
     inner: BatchWriter<CrcWriter<W>>,
     /// What every record is checked against before it is written.
-    schema: &'static Schema,
-    memo: Memo,
+    guard: Guarded<'static>,
     marker: std::marker::PhantomData<fn(&T)>,
 }
 
@@ -249,8 +245,7 @@ impl<W: io::Write, T: Serialize> FrameWriter<W, T> {
     /// As [`crate::to_writer`], and [`ErrorKind::ArraysInBatch`] for a
     /// record that holds shaped arrays (the record is taken out again).
     pub fn push(&mut self, record: &T) -> Result<()> {
-        self.inner
-            .push_with(record, Guarded::new(self.schema, &mut self.memo))
+        self.inner.push_with(record, &mut self.guard)
     }
 
     /// Records pushed so far.

@@ -11,8 +11,10 @@
 //! guard the name and size of every struct, tuple struct and variant it is
 //! asked to write; the guard compares them with the schema's container of
 //! that name (a name the schema does not have is not checked: names are
-//! not part of the bytes), once per distinct call site (a small memo of names already
-//! seen keeps the per-record cost to a few compares).
+//! not part of the bytes), once per distinct call site (see [`Guarded`]
+//! for how calls that passed are remembered).
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::model::{Container, Model, Shape};
 use crate::error::{Error, ErrorKind, Result};
@@ -22,11 +24,17 @@ use crate::ser::{Check, Written, WrittenShape};
 #[derive(Debug)]
 pub struct Guard {
     model: Model,
+    /// Digests of calls that passed, so that a later frame of the same
+    /// type does not check them again.
+    passed: [AtomicU64; SLOTS],
 }
 
 impl Guard {
     pub(crate) fn new(model: Model) -> Guard {
-        Guard { model }
+        Guard {
+            model,
+            passed: [const { AtomicU64::new(0) }; SLOTS],
+        }
     }
 
     /// The model checked against.
@@ -128,59 +136,91 @@ fn mismatch(written: &Written, why: String) -> Error {
     })
 }
 
-/// Calls already checked, by the addresses of their `&'static str` names:
-/// the same call site passes the same addresses, so a hit costs a few
-/// compares and no string compare.
-#[derive(Default)]
-pub(crate) struct Memo {
-    seen: [Key; 8],
-    next: usize,
-}
-
+/// One call of the serializer, by the addresses of its `&'static str`
+/// names: the same call site passes the same addresses, so comparing keys
+/// needs no string compare.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 struct Key {
     name: usize,
     name_len: usize,
     variant: usize,
+    /// The shape's tag in bits 0-2, its length (capped) in bits 3-31, the
+    /// variant index in bits 32-63.
     shape: u64,
 }
 
 impl Key {
+    #[inline]
     fn of(written: &Written) -> Key {
         let name = written.container();
         let (variant, index) = match written {
             Written::Variant { variant, index, .. } => (variant.as_ptr() as usize, *index),
             Written::Struct { .. } => (0, 0),
         };
-        let shape = match written.shape() {
-            WrittenShape::Unit => 1,
-            WrittenShape::Newtype => 2,
-            WrittenShape::Tuple(n) => 3 | (*n as u64) << 3,
-            WrittenShape::Fields(n) => 4 | (*n as u64) << 3,
+        let (tag, len) = match *written.shape() {
+            WrittenShape::Unit => (1, 0),
+            WrittenShape::Newtype => (2, 0),
+            WrittenShape::Tuple(n) => (3, n),
+            WrittenShape::Fields(n) => (4, n),
         };
         Key {
             name: name.as_ptr() as usize,
             name_len: name.len(),
-            variant: variant ^ (index as usize).rotate_left(48),
-            shape,
+            variant,
+            shape: tag | (len.min(CAP) as u64) << 3 | u64::from(index) << 32,
         }
+    }
+
+    /// Whether the key says all there is: lengths from [`CAP`] on are
+    /// packed as `CAP`, and such calls are checked every time.
+    fn exact(&self) -> bool {
+        (self.shape >> 3) & CAP as u64 != CAP as u64
+    }
+
+    /// A 64-bit digest of the key, for the guard's table of calls that
+    /// passed.
+    fn digest(&self) -> u64 {
+        let mut h = 0u64;
+        for w in [
+            self.name as u64,
+            self.name_len as u64,
+            self.variant as u64,
+            self.shape,
+        ] {
+            h = (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            h ^= h >> 29;
+        }
+        h | 1 // never the empty slot's 0
     }
 }
 
-/// A [`Check`] that consults a [`Guard`] and remembers what passed; with
-/// no guard (a schema known only by its fingerprint), it still counts the
-/// values of every struct and tuple against their declared length.
+/// Lengths from this on are not remembered.
+const CAP: usize = (1 << 29) - 1;
+
+/// Slots of the guard's table of calls that passed.
+const SLOTS: usize = 64;
+
+/// A [`Check`] that consults a [`Guard`]; with no guard (a schema known
+/// only by its fingerprint), the serializer still counts the values of
+/// every struct and tuple against their declared length.
+///
+/// The last call that passed is kept here, so a batch of one type costs a
+/// compare of four words per struct; other calls that passed before, in
+/// this frame or an earlier one, are found in the guard's table by their
+/// digest (a 64-bit digest that two calls share by chance would let the
+/// second pass unchecked, as likely as two schemas sharing a
+/// fingerprint).
 pub(crate) struct Guarded<'a> {
     guard: Option<&'a Guard>,
-    memo: &'a mut Memo,
+    last: Key,
 }
 
 impl<'a> Guarded<'a> {
-    /// The check for frames of `schema`, remembering in `memo`.
-    pub(crate) fn new(schema: &'a super::Schema, memo: &'a mut Memo) -> Self {
+    /// The check for frames of `schema`.
+    pub(crate) fn new(schema: &'a super::Schema) -> Self {
         Guarded {
             guard: schema.guard(),
-            memo,
+            last: Key::default(),
         }
     }
 }
@@ -193,10 +233,23 @@ impl Check for Guarded<'_> {
     #[inline]
     fn written(&mut self, written: Written) -> Result<()> {
         let key = Key::of(&written);
-        if self.memo.seen.contains(&key) {
+        if key == self.last {
             return Ok(());
         }
         self.verify_slow(written, key)
+    }
+}
+
+/// A check that outlives one serializer (a streamed frame writer makes a
+/// serializer per record and keeps the check).
+impl crate::ser::private::Sealed for &mut Guarded<'_> {}
+
+impl Check for &mut Guarded<'_> {
+    const ON: bool = true;
+
+    #[inline]
+    fn written(&mut self, written: Written) -> Result<()> {
+        (**self).written(written)
     }
 }
 
@@ -204,12 +257,19 @@ impl Guarded<'_> {
     #[cold]
     #[inline(never)]
     fn verify_slow(&mut self, written: Written, key: Key) -> Result<()> {
-        if let Some(guard) = self.guard {
-            guard.verify(&written)?;
+        let Some(guard) = self.guard else {
+            return Ok(());
+        };
+        if !key.exact() {
+            return guard.verify(&written);
         }
-        let slot = self.memo.next % self.memo.seen.len();
-        self.memo.seen[slot] = key;
-        self.memo.next = slot + 1;
+        let digest = key.digest();
+        let slot = &guard.passed[digest as usize % SLOTS];
+        if slot.load(Ordering::Relaxed) != digest {
+            guard.verify(&written)?;
+            slot.store(digest, Ordering::Relaxed);
+        }
+        self.last = key;
         Ok(())
     }
 }
