@@ -849,7 +849,7 @@ fn trailing_bytes_from_a_reader_count_what_it_has_seen() {
 
 #[test]
 fn the_error_is_one_word_and_thread_safe() {
-    // One pointer held as a `u64` (see `Handle` in src/error.rs): 8 bytes,
+    // One pointer held as a `u64` (see `Handle` in src/error/mod.rs): 8 bytes,
     // 8-byte aligned, and no niche, so `Result<()>` carries a tag of its
     // own and is 16 bytes, which rustc returns in two registers.
     assert_eq!(
@@ -863,7 +863,7 @@ fn the_error_is_one_word_and_thread_safe() {
 }
 
 /// The error's allocation is held as its address in a `u64`
-/// (`src/error.rs`, `Handle`): it must survive moves, a trip to another
+/// (`src/error/mod.rs`, `Handle`): it must survive moves, a trip to another
 /// thread, mutation on the way out, and be freed once.
 #[test]
 fn an_error_keeps_its_contents_across_moves_and_threads() {

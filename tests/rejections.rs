@@ -202,10 +202,11 @@ fn reading_of(v: &serde_json::Value) -> String {
 
 /// The codes `ErrorKind::code()` can return, read from its source.
 fn crate_codes() -> BTreeSet<String> {
-    let src = std::fs::read_to_string(root().join("src/error.rs")).expect("read src/error.rs");
+    let src =
+        std::fs::read_to_string(root().join("src/error/kind.rs")).expect("read src/error/kind.rs");
     let start = src
         .find("pub fn code(&self)")
-        .expect("ErrorKind::code in src/error.rs");
+        .expect("ErrorKind::code in src/error/kind.rs");
     let body = &src[start..];
     let end = body.find("\n    }\n").expect("end of ErrorKind::code");
     body[..end]
@@ -383,7 +384,7 @@ fn every_error_code_of_the_crate_is_in_the_catalogue() {
     let defined = crate_codes();
     assert!(
         defined.len() >= 18,
-        "parsed only {defined:?} from src/error.rs"
+        "parsed only {defined:?} from src/error/kind.rs"
     );
     let missing: Vec<_> = defined.difference(&listed).collect();
     assert!(

@@ -1,19 +1,8 @@
 //! Blocks in memory: copying a block out, borrowing it in place, and a
 //! buffer whose start is 64-byte aligned so that views can borrow.
 
-use std::fmt;
-use std::marker::PhantomData;
-
-use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
-use serde::ser::SerializeStruct;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 use crate::block::Element;
 use crate::error::{Error, ErrorKind, Result};
-
-
-
-use super::*;
 
 /// Copies a block's little-endian bytes into a new `Vec<T>`: one copy.
 pub(crate) fn copy_block<T: Element>(bytes: &[u8]) -> Vec<T> {
@@ -85,7 +74,7 @@ pub struct AlignedBytes {
 
 #[derive(Clone, Copy, Debug, bytemuck::Zeroable, bytemuck::Pod)]
 #[repr(C, align(64))]
-struct Chunk([u8; 64]);
+pub(super) struct Chunk([u8; 64]);
 
 impl AlignedBytes {
     /// An empty buffer.

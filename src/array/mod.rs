@@ -67,17 +67,8 @@ pub use directory::{ArrayInfo, fetch, fetch_view, list};
 pub use nd::serde_ndarray;
 pub(crate) use wire::*;
 
-use std::fmt;
-use std::marker::PhantomData;
-
-use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
-use serde::ser::SerializeStruct;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 use crate::block::Element;
 use crate::error::{Error, ErrorKind, Result};
-
-
 
 /// Product of a shape, saturating (for error messages).
 fn product(shape: &[usize]) -> Option<usize> {

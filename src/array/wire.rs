@@ -9,12 +9,9 @@ use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::{Array, ArrayCow, ArrayView, copy_block, product};
 use crate::block::Element;
 use crate::error::{Error, ErrorKind, Result};
-
-
-
-use super::*;
 
 // ----- writing -----
 
@@ -131,7 +128,7 @@ pub(crate) fn as_raw_array<T: ?Sized>(value: &T) -> Option<&RawArray<'_>> {
     }
 }
 
-fn serialize_raw<S: Serializer, T: Element>(
+pub(super) fn serialize_raw<S: Serializer, T: Element>(
     s: S,
     shape: &[usize],
     data: &[T],
@@ -237,11 +234,11 @@ pub(crate) fn shape_to_usize(shape: &[u64], at: u64) -> Result<Vec<usize>> {
 }
 
 /// The fields of the struct other formats see.
-const FIELDS: &[&str] = &["shape", "data"];
+pub(super) const FIELDS: &[&str] = &["shape", "data"];
 
 /// The elements of an owned array, read either from Kiln's block (bytes)
 /// or element by element from another format.
-struct OwnedData<T>(Vec<T>);
+pub(super) struct OwnedData<T>(Vec<T>);
 
 impl<'de, T: Element + Deserialize<'de>> Deserialize<'de> for OwnedData<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -275,7 +272,7 @@ impl<'de, T: Element + Deserialize<'de>> Deserialize<'de> for OwnedData<T> {
 }
 
 /// The elements of a view: only Kiln's borrowed block will do.
-struct ViewData<'de, T>(&'de [T]);
+pub(super) struct ViewData<'de, T>(&'de [T]);
 
 impl<'de, T: Element> Deserialize<'de> for ViewData<'de, T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -302,7 +299,7 @@ impl<'de, T: Element> Deserialize<'de> for ViewData<'de, T> {
 
 /// Reads `{shape, data}` as a sequence (Kiln, binary formats) or a map
 /// (self-describing formats), then checks the shape against the data.
-struct ShapedVisitor<D, F> {
+pub(super) struct ShapedVisitor<D, F> {
     what: &'static str,
     make: F,
     marker: PhantomData<D>,
@@ -324,7 +321,7 @@ where
     }
 }
 
-trait DataLen {
+pub(super) trait DataLen {
     fn len(&self) -> usize;
     /// No elements: what the schema tracer gets.
     fn empty() -> Self;
@@ -428,7 +425,7 @@ impl<'de: 'a, 'a, T: Element> Deserialize<'de> for ArrayView<'a, T> {
 }
 
 /// The elements of an [`ArrayCow`]: borrowed if they can be, else copied.
-enum CowData<'de, T> {
+pub(super) enum CowData<'de, T> {
     Borrowed(&'de [T]),
     Owned(Vec<T>),
 }
@@ -531,7 +528,7 @@ impl<'de> de::Deserializer<'de> for BlockDeserializer<'de, '_> {
     }
 }
 
-struct BlockAccess<'de, 'b> {
+pub(super) struct BlockAccess<'de, 'b> {
     shape: Option<Vec<usize>>,
     bytes: Option<crate::read::Reference<'de, 'b, [u8]>>,
 }

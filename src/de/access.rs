@@ -3,15 +3,15 @@
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
-use crate::block::{self, Element};
+use super::{
+    Deserializer, detail, element_error, entry_error, fail, field_error, in_variant,
+    length_mismatch,
+};
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::Options;
-use crate::read::{IoRead, Read, Reference, SliceRead, WindowRead};
-
-use super::*;
+use crate::read::{Read, WindowRead};
 
 /// Elements of a sequence or entries of a map, behind a count.
-struct CountedAccess<'a, R, const D: bool> {
+pub(super) struct CountedAccess<'a, R, const D: bool> {
     de: &'a mut Deserializer<R, D>,
     left: u32,
     index: u64,
@@ -36,7 +36,7 @@ impl<'a, 'de, R: Read<'de>, const D: bool> CountedAccess<'a, R, D> {
     /// claims nest. Streams give no hint: nothing is reserved on the word of
     /// the input.
     #[inline]
-    fn new(de: &'a mut Deserializer<R, D>, count: u32) -> Self {
+    pub(super) fn new(de: &'a mut Deserializer<R, D>, count: u32) -> Self {
         let reserved = de
             .read
             .remaining()
@@ -83,14 +83,14 @@ impl<'a, 'de, R: Read<'de>, const D: bool> CountedAccess<'a, R, D> {
 
     /// The sequence is over (read or failed): its reservation is released.
     #[inline]
-    fn release(&mut self) {
+    pub(super) fn release(&mut self) {
         if let Some(r) = self.reserved.take() {
             self.de.reserved = self.de.reserved.saturating_sub(r);
         }
     }
 
     #[inline]
-    fn finish(&self, count: u32) -> Result<()> {
+    pub(super) fn finish(&self, count: u32) -> Result<()> {
         if self.left == 0 {
             return Ok(());
         }
@@ -218,13 +218,13 @@ impl<'de, R: Read<'de>, const D: bool> de::MapAccess<'de> for CountedAccess<'_, 
 }
 
 /// The values of a tuple, tuple struct or struct: a fixed number, no count.
-struct FixedAccess<'a, R, const D: bool> {
-    de: &'a mut Deserializer<R, D>,
-    len: usize,
-    index: usize,
-    fields: Option<&'static [&'static str]>,
+pub(super) struct FixedAccess<'a, R, const D: bool> {
+    pub(super) de: &'a mut Deserializer<R, D>,
+    pub(super) len: usize,
+    pub(super) index: usize,
+    pub(super) fields: Option<&'static [&'static str]>,
     /// Receives `index` when the visitor is done with the access.
-    taken: &'a mut usize,
+    pub(super) taken: &'a mut usize,
 }
 
 impl<R, const D: bool> Drop for FixedAccess<'_, R, D> {
@@ -263,10 +263,10 @@ impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for FixedAccess<'_, R,
 }
 
 /// An enum: the variant index, then the payload.
-struct EnumAccess<'a, R, const D: bool> {
-    de: &'a mut Deserializer<R, D>,
-    name: &'static str,
-    variants: &'static [&'static str],
+pub(super) struct EnumAccess<'a, R, const D: bool> {
+    pub(super) de: &'a mut Deserializer<R, D>,
+    pub(super) name: &'static str,
+    pub(super) variants: &'static [&'static str],
 }
 
 impl<'de, 'a, R: Read<'de>, const D: bool> de::EnumAccess<'de> for EnumAccess<'a, R, D> {
@@ -303,7 +303,7 @@ impl<'de, 'a, R: Read<'de>, const D: bool> de::EnumAccess<'de> for EnumAccess<'a
 }
 
 /// The payload of the variant just read.
-struct VariantAccess<'a, R, const D: bool> {
+pub(super) struct VariantAccess<'a, R, const D: bool> {
     de: &'a mut Deserializer<R, D>,
     variant: &'static str,
 }

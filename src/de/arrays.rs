@@ -1,20 +1,17 @@
 //! Shaped arrays met while reading a record: checked against the record's
 //! directory and handed to the visitor (`spec/08-directory.md`, 8.6).
 
-use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+use serde::de::Visitor;
 
-use crate::block::{self, Element};
+use super::Deserializer;
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::Options;
-use crate::read::{IoRead, Read, Reference, SliceRead, WindowRead};
-
-use super::*;
+use crate::read::{Read, Reference};
 
 impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
     /// Reads an array: checks it against the directory (loaded and
     /// validated from the record's end at the first array), checks the
     /// padding, and hands the block to the visitor.
-    fn read_array<V: Visitor<'de>>(
+    pub(super) fn read_array<V: Visitor<'de>>(
         &mut self,
         request: crate::array::Request,
         visitor: V,

@@ -16,7 +16,7 @@ mod model;
 use access::*;
 use model::*;
 
-use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+use serde::de::{self, Visitor};
 
 use crate::block::{self, Element};
 use crate::error::{Error, ErrorKind, Result};

@@ -1,14 +1,15 @@
 //! serde's data model read kind by kind: one method per kind of
 //! `spec/03-types.md`, and the errors they make.
 
-use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+use serde::de::{self, Visitor};
 
-use crate::block::{self, Element};
+use super::{
+    ANY_FEATURES, CountedAccess, Deserializer, EnumAccess, IDENTIFIER_FEATURES,
+    IGNORED_ANY_FEATURES,
+};
+use crate::block::{self};
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::Options;
-use crate::read::{IoRead, Read, Reference, SliceRead, WindowRead};
-
-use super::*;
+use crate::read::{Read, Reference};
 
 macro_rules! read_number {
     ($($method:ident => $visit:ident($ty:ty),)*) => {$(
@@ -248,7 +249,7 @@ impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Deserializ
 /// Checks string bytes that begin at `start`; the error points at the
 /// first byte that is not valid UTF-8.
 #[inline]
-fn utf8<const D: bool>(bytes: &[u8], start: u64) -> Result<&str> {
+pub(super) fn utf8<const D: bool>(bytes: &[u8], start: u64) -> Result<&str> {
     std::str::from_utf8(bytes).map_err(|e| {
         fail::<D>(
             || ErrorKind::InvalidUtf8 {
@@ -272,7 +273,7 @@ fn utf8<const D: bool>(bytes: &[u8], start: u64) -> Result<&str> {
 /// check a struct's fields against the input together, and load them
 /// together (see `Deserializer`'s documentation on detail).
 #[inline(always)]
-fn fail<const D: bool>(kind: impl FnOnce() -> ErrorKind, offset: u64) -> Error {
+pub(super) fn fail<const D: bool>(kind: impl FnOnce() -> ErrorKind, offset: u64) -> Error {
     if D {
         Error::at(kind(), offset)
     } else {
@@ -283,7 +284,7 @@ fn fail<const D: bool>(kind: impl FnOnce() -> ErrorKind, offset: u64) -> Error {
 /// `e` with what `decorate` adds (a field, an index, an offset), in a
 /// deserializer with detailed errors; `e` as it is otherwise.
 #[inline(always)]
-fn detail<const D: bool>(e: Error, decorate: impl FnOnce(Error) -> Error) -> Error {
+pub(super) fn detail<const D: bool>(e: Error, decorate: impl FnOnce(Error) -> Error) -> Error {
     if D { decorate(e) } else { e }
 }
 
@@ -291,49 +292,49 @@ fn detail<const D: bool>(e: Error, decorate: impl FnOnce(Error) -> Error) -> Err
 /// count or type says.
 #[cold]
 #[inline(never)]
-fn length_mismatch(declared: u64, actual: u64, offset: u64) -> Error {
+pub(super) fn length_mismatch(declared: u64, actual: u64, offset: u64) -> Error {
     Error::at(ErrorKind::LengthMismatch { declared, actual }, offset)
 }
 
 /// The nesting limit is reached.
 #[cold]
 #[inline(never)]
-fn depth_error(limit: u32, offset: u64) -> Error {
+pub(super) fn depth_error(limit: u32, offset: u64) -> Error {
     Error::at(ErrorKind::DepthLimit { limit }, offset)
 }
 
 /// Names the container an error passed through.
 #[cold]
 #[inline(never)]
-fn in_container(e: Error, name: &'static str) -> Error {
+pub(super) fn in_container(e: Error, name: &'static str) -> Error {
     e.in_container(name)
 }
 
 /// Names the enum variant an error passed through.
 #[cold]
 #[inline(never)]
-fn in_variant(e: Error, variant: &'static str) -> Error {
+pub(super) fn in_variant(e: Error, variant: &'static str) -> Error {
     e.in_variant(variant)
 }
 
 /// Places an error in element `index` of a sequence that began at `start`.
 #[cold]
 #[inline(never)]
-fn element_error(e: Error, start: u64, index: u64) -> Error {
+pub(super) fn element_error(e: Error, start: u64, index: u64) -> Error {
     e.or_offset(start).in_index(index)
 }
 
 /// Places an error in entry `index` of a map.
 #[cold]
 #[inline(never)]
-fn entry_error(e: Error, start: u64, index: u64) -> Error {
+pub(super) fn entry_error(e: Error, start: u64, index: u64) -> Error {
     e.or_offset(start).in_entry(index)
 }
 
 /// Places an error in field (or position) `index` of a struct or tuple.
 #[cold]
 #[inline(never)]
-fn field_error(
+pub(super) fn field_error(
     e: Error,
     start: u64,
     fields: Option<&'static [&'static str]>,

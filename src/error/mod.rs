@@ -355,10 +355,12 @@ impl From<io::Error> for Error {
 impl From<Error> for io::Error {
     fn from(mut e: Error) -> io::Error {
         match e.classify() {
-            Category::Io => match std::mem::replace(&mut e.0.kind, ErrorKind::Custom(String::new())) {
-                ErrorKind::Io(inner) => inner,
-                other => io::Error::other(other.to_string()),
-            },
+            Category::Io => {
+                match std::mem::replace(&mut e.0.kind, ErrorKind::Custom(String::new())) {
+                    ErrorKind::Io(inner) => inner,
+                    other => io::Error::other(other.to_string()),
+                }
+            }
             Category::Eof => io::Error::new(io::ErrorKind::UnexpectedEof, e),
             _ => io::Error::new(io::ErrorKind::InvalidData, e),
         }

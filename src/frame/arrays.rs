@@ -1,21 +1,8 @@
 //! The arrays of a framed record, listed and fetched without its Rust
 //! type (`spec/06-frame.md`, 6.7).
-use std::borrow::Borrow;
-use std::io::{self, Read as _};
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-
-use crate::batch::{BatchWriter, SliceRecords, no_record_there, read_record};
-use crate::de::Deserializer;
+use super::{Payload, not_one_record, open};
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::Options;
-use crate::read::{IoRead, SliceRead};
-use crate::schema::guard::Guarded;
-use crate::schema::{self, Fingerprint, Schema};
-use crate::ser::Serializer;
-
-use super::*;
 
 // ---------------------------------------------------------------------------
 // Arrays of a framed record, without its type
@@ -23,7 +10,9 @@ use super::*;
 
 /// The checked payload of a single-record frame, and its directory if the
 /// DIRECTORY flag says there is one. Errors are at offsets in the frame.
-fn framed_directory(bytes: &[u8]) -> Result<(Payload<'_>, Option<crate::array::directory::Directory>)> {
+pub(super) fn framed_directory(
+    bytes: &[u8],
+) -> Result<(Payload<'_>, Option<crate::array::directory::Directory>)> {
     let (header, payload) = open(bytes)?;
     if payload.record_count != 1 {
         return Err(not_one_record(payload.record_count));
@@ -82,7 +71,7 @@ pub fn list_arrays(bytes: &[u8]) -> Result<Vec<crate::array::directory::ArrayInf
 }
 
 /// The payload and the checks of [`fetch_array`], before the copy or view.
-fn framed_entry(bytes: &[u8], index: usize) -> Result<Payload<'_>> {
+pub(super) fn framed_entry(bytes: &[u8], index: usize) -> Result<Payload<'_>> {
     let (payload, dir) = framed_directory(bytes)?;
     if dir.is_none() {
         return Err(Error::at(

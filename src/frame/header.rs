@@ -1,25 +1,16 @@
 //! The frame header, the streamed form's trailer and the payload checks:
 //! the one parser of the bytes of `spec/06-frame.md` (6.1 to 6.5).
-use std::borrow::Borrow;
-use std::io::{self, Read as _};
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-
-use crate::batch::{BatchWriter, SliceRecords, no_record_there, read_record};
-use crate::de::Deserializer;
+use super::{
+    END_MAGIC, FLAG_CHECKSUM, FLAG_DIRECTORY, FLAG_SCHEMA, FLAG_STREAMED, HEADER_LEN, KNOWN_FLAGS,
+    MAGIC, PAYLOAD_ALIGN, TRAILER_LEN, UNKNOWN, VERSION,
+};
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::Options;
-use crate::read::{IoRead, SliceRead};
-use crate::schema::guard::Guarded;
-use crate::schema::{self, Fingerprint, Schema};
-use crate::ser::Serializer;
+use crate::schema::{Fingerprint, Schema};
 
-use super::*;
+pub(super) const END_MAGIC_HEX: &str = "1a 0a 0d 4e 4c 49 4b 89";
 
-const END_MAGIC_HEX: &str = "1a 0a 0d 4e 4c 49 4b 89";
-
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     bytes
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -27,23 +18,23 @@ fn hex(bytes: &[u8]) -> String {
         .join(" ")
 }
 
-fn le_u16(b: &[u8], at: usize) -> u16 {
+pub(super) fn le_u16(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
 }
 
-fn le_u32(b: &[u8], at: usize) -> u32 {
+pub(super) fn le_u32(b: &[u8], at: usize) -> u32 {
     let mut a = [0u8; 4];
     a.copy_from_slice(&b[at..at + 4]);
     u32::from_le_bytes(a)
 }
 
-fn le_u64(b: &[u8], at: usize) -> u64 {
+pub(super) fn le_u64(b: &[u8], at: usize) -> u64 {
     let mut a = [0u8; 8];
     a.copy_from_slice(&b[at..at + 8]);
     u64::from_le_bytes(a)
 }
 
-fn truncated(expected: &'static str, needed: u64, available: u64, offset: u64) -> Error {
+pub(super) fn truncated(expected: &'static str, needed: u64, available: u64, offset: u64) -> Error {
     Error::at(
         ErrorKind::FrameTruncated {
             expected,
@@ -55,7 +46,7 @@ fn truncated(expected: &'static str, needed: u64, available: u64, offset: u64) -
 }
 
 /// Fails at the first nonzero byte of `bytes`, which sit at `offset`.
-fn check_zero(bytes: &[u8], offset: u64) -> Result<()> {
+pub(super) fn check_zero(bytes: &[u8], offset: u64) -> Result<()> {
     match bytes.iter().position(|&b| b != 0) {
         None => Ok(()),
         Some(i) => Err(Error::at(
@@ -66,7 +57,7 @@ fn check_zero(bytes: &[u8], offset: u64) -> Result<()> {
 }
 
 /// Rounds `len` up to the payload alignment, or `None` on overflow.
-fn align_up(len: u64) -> Option<u64> {
+pub(super) fn align_up(len: u64) -> Option<u64> {
     len.checked_add(PAYLOAD_ALIGN - 1)
         .map(|v| v / PAYLOAD_ALIGN * PAYLOAD_ALIGN)
 }
@@ -138,7 +129,7 @@ impl FrameHeader {
     /// it with the schema text length.
     /// A schema text longer than `max_text` is refused here, before a byte
     /// of it is read.
-    fn parse_fixed(bytes: &[u8], max_text: u64) -> Result<(FrameHeader, u32)> {
+    pub(super) fn parse_fixed(bytes: &[u8], max_text: u64) -> Result<(FrameHeader, u32)> {
         let seen = MAGIC.len().min(bytes.len());
         if bytes[..seen] != MAGIC[..seen] {
             return Err(Error::at(
@@ -271,7 +262,7 @@ impl FrameHeader {
 
     /// Checks the schema text and its padding (`area` is bytes 64 up to
     /// the payload offset) and stores the text.
-    fn take_schema(&mut self, area: &[u8], schema_len: u32) -> Result<()> {
+    pub(super) fn take_schema(&mut self, area: &[u8], schema_len: u32) -> Result<()> {
         if self.flags & FLAG_SCHEMA == 0 {
             return Ok(());
         }
@@ -318,7 +309,7 @@ impl FrameHeader {
     }
 
     /// [`FrameHeader::parse`] with a limit on the schema text's length.
-    fn parse_with(bytes: &[u8], max_text: u64) -> Result<FrameHeader> {
+    pub(super) fn parse_with(bytes: &[u8], max_text: u64) -> Result<FrameHeader> {
         let (mut header, schema_len) =
             Self::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)], max_text)?;
         let end = usize::try_from(header.payload_offset).unwrap_or(usize::MAX);
@@ -418,15 +409,15 @@ impl FrameHeader {
 }
 
 /// A streamed frame's trailer.
-struct Trailer {
-    record_count: u64,
-    payload_len: u64,
-    checksum: Option<u32>,
+pub(super) struct Trailer {
+    pub(super) record_count: u64,
+    pub(super) payload_len: u64,
+    pub(super) checksum: Option<u32>,
 }
 
 impl Trailer {
     /// Checks the 32 trailer bytes `t`, which sit at offset `at`.
-    fn parse(t: &[u8], at: u64, flags: u16) -> Result<Trailer> {
+    pub(super) fn parse(t: &[u8], at: u64, flags: u16) -> Result<Trailer> {
         if t[24..32] != END_MAGIC {
             return Err(Error::at(
                 ErrorKind::BadTrailer {
@@ -455,7 +446,7 @@ impl Trailer {
         })
     }
 
-    fn bytes(count: u64, len: u64, crc: u32) -> [u8; TRAILER_LEN] {
+    pub(super) fn bytes(count: u64, len: u64, crc: u32) -> [u8; TRAILER_LEN] {
         let mut t = [0u8; TRAILER_LEN];
         t[0..8].copy_from_slice(&count.to_le_bytes());
         t[8..16].copy_from_slice(&len.to_le_bytes());

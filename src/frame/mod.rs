@@ -51,20 +51,18 @@ pub use header::{FrameHeader, Payload, open};
 pub use stream::FramedReaderRecords;
 pub use write::FrameWriter;
 
-use std::borrow::Borrow;
-use std::io::{self, Read as _};
+use header::*;
+use read::*;
+use stream::*;
+
+use std::io;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::batch::{BatchWriter, SliceRecords, no_record_there, read_record};
-use crate::de::Deserializer;
-use crate::error::{Error, ErrorKind, Result};
+use crate::batch::SliceRecords;
+use crate::error::Result;
 use crate::options::Options;
-use crate::read::{IoRead, SliceRead};
-use crate::schema::guard::Guarded;
-use crate::schema::{self, Fingerprint, Schema};
-use crate::ser::Serializer;
 
 /// The 8 bytes every frame starts with: `89 'K' 'I' 'L' 'N' CR LF 1A`. The
 /// high first byte marks binary data; CR LF and 1A catch newline

@@ -1,21 +1,19 @@
 //! Frame readers from a slice, and the single-record reader from a
 //! stream (`spec/06-frame.md`, 6.5).
-use std::borrow::Borrow;
 use std::io::{self, Read as _};
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 
-use crate::batch::{BatchWriter, SliceRecords, no_record_there, read_record};
+use super::{
+    FLAG_CHECKSUM, FLAG_DIRECTORY, FLAG_SCHEMA, FLAG_STREAMED, FrameHeader, FrameOptions,
+    FramedReaderRecords, HEADER_LEN, MAGIC, PayloadSource, VERSION, le_u16, le_u32, truncated,
+};
+use crate::batch::{SliceRecords, no_record_there};
 use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::Options;
 use crate::read::{IoRead, SliceRead};
-use crate::schema::guard::Guarded;
-use crate::schema::{self, Fingerprint, Schema};
-use crate::ser::Serializer;
-
-use super::*;
+use crate::schema::{self, Fingerprint};
 
 impl FrameOptions {
     /// Reads a frame of one record from `bytes`; the record may borrow.
@@ -289,7 +287,7 @@ impl FrameOptions {
 /// path, which finds the same frames valid and names what is wrong with
 /// the others.
 #[inline]
-fn plain_single(bytes: &[u8], fp: Fingerprint) -> Option<&[u8]> {
+pub(super) fn plain_single(bytes: &[u8], fp: Fingerprint) -> Option<&[u8]> {
     let h = bytes.first_chunk::<HEADER_LEN>()?;
     let word = |at: usize| u64::from_le_bytes(*h[at..].first_chunk::<8>().unwrap_or(&[0; 8]));
     let flags = le_u16(h, 10);
@@ -317,7 +315,7 @@ fn plain_single(bytes: &[u8], fp: Fingerprint) -> Option<&[u8]> {
 
 /// Refuses a frame with the DIRECTORY flag to the batch readers: its one
 /// record ends with a directory that only a single-record reader finds.
-fn not_a_batch(header: &FrameHeader) -> Result<()> {
+pub(super) fn not_a_batch(header: &FrameHeader) -> Result<()> {
     if header.has_directory() {
         return Err(Error::at(
             ErrorKind::DirectoryFlag {
@@ -334,7 +332,7 @@ fn not_a_batch(header: &FrameHeader) -> Result<()> {
 /// array: the reader knows the record's end, but the writer said there is
 /// no directory.
 #[cold]
-fn flag_clear(e: Error) -> Error {
+pub(super) fn flag_clear(e: Error) -> Error {
     if matches!(e.kind(), ErrorKind::RecordEndUnknown) {
         return Error::at(
             ErrorKind::DirectoryFlag {
@@ -352,7 +350,7 @@ fn flag_clear(e: Error) -> Error {
 /// wrong, as a batch reader and a reader of a stream report it.
 #[cold]
 #[inline(never)]
-fn single_record_error(e: Error, payload_empty: bool, offset: u64) -> Error {
+pub(super) fn single_record_error(e: Error, payload_empty: bool, offset: u64) -> Error {
     if no_record_there(&e, payload_empty) {
         return Error::at(
             ErrorKind::CountMismatch {
@@ -371,7 +369,7 @@ fn single_record_error(e: Error, payload_empty: bool, offset: u64) -> Error {
 /// bytes (the payload starts at `offset`).
 #[cold]
 #[inline(never)]
-fn payload_too_long(declared: u64, used: u64, offset: u64) -> Error {
+pub(super) fn payload_too_long(declared: u64, used: u64, offset: u64) -> Error {
     Error::at(
         ErrorKind::PayloadLengthMismatch {
             declared,
@@ -384,7 +382,7 @@ fn payload_too_long(declared: u64, used: u64, offset: u64) -> Error {
 /// The error of a single-record frame whose header (at byte 24) declares
 /// `found` records.
 #[cold]
-fn not_one_record(found: u64) -> Error {
+pub(super) fn not_one_record(found: u64) -> Error {
     Error::at(
         ErrorKind::HeaderField {
             field: "record_count",
@@ -396,7 +394,11 @@ fn not_one_record(found: u64) -> Error {
 }
 
 /// The record of a single-record frame, or why there is not exactly one.
-fn single<T>(first: Option<Result<T>>, second: Option<Result<T>>, index: u64) -> Result<T> {
+pub(super) fn single<T>(
+    first: Option<Result<T>>,
+    second: Option<Result<T>>,
+    index: u64,
+) -> Result<T> {
     let value = match first {
         Some(v) => v?,
         None => {
@@ -411,7 +413,7 @@ fn single<T>(first: Option<Result<T>>, second: Option<Result<T>>, index: u64) ->
 }
 
 /// Reads until `buf` is full or the reader ends; returns the bytes read.
-fn read_up_to<R: io::Read>(reader: &mut R, buf: &mut [u8], base: u64) -> Result<usize> {
+pub(super) fn read_up_to<R: io::Read>(reader: &mut R, buf: &mut [u8], base: u64) -> Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match reader.read(&mut buf[got..]) {

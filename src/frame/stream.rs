@@ -1,21 +1,14 @@
 //! Framed batches read from an `io::Read`: the payload handed to the
 //! record reader, checked at its end (`spec/06-frame.md`, 6.4 and 6.5).
-use std::borrow::Borrow;
-use std::io::{self, Read as _};
+use std::io;
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 
-use crate::batch::{BatchWriter, SliceRecords, no_record_there, read_record};
+use super::{FrameHeader, TRAILER_LEN, Trailer, read_up_to, truncated};
+use crate::batch::{no_record_there, read_record};
 use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::Options;
-use crate::read::{IoRead, SliceRead};
-use crate::schema::guard::Guarded;
-use crate::schema::{self, Fingerprint, Schema};
-use crate::ser::Serializer;
-
-use super::*;
+use crate::read::IoRead;
 
 // ---------------------------------------------------------------------------
 // Reading from io::Read
@@ -24,29 +17,29 @@ use super::*;
 /// Hands the payload to the record reader and nothing else: at most the
 /// declared length, or for a streamed frame everything but the last 32
 /// bytes (held back as the trailer). Checksums what it hands over.
-struct PayloadSource<R> {
-    reader: R,
+pub(super) struct PayloadSource<R> {
+    pub(super) reader: R,
     /// The declared length, or `None` when streamed.
-    len: Option<u64>,
-    delivered: u64,
-    crc: u32,
-    checksum: bool,
+    pub(super) len: Option<u64>,
+    pub(super) delivered: u64,
+    pub(super) crc: u32,
+    pub(super) checksum: bool,
     /// Streamed: bytes read ahead, of which the last 32 may be the trailer.
-    hold: Vec<u8>,
-    start: usize,
-    end: usize,
+    pub(super) hold: Vec<u8>,
+    pub(super) start: usize,
+    pub(super) end: usize,
     /// The underlying reader ended.
-    eof: bool,
+    pub(super) eof: bool,
     /// The underlying reader ended before the declared length.
-    short: bool,
+    pub(super) short: bool,
     /// Where the payload starts in the frame.
-    payload_offset: u64,
+    pub(super) payload_offset: u64,
 }
 
-const HOLD: usize = 8 * 1024;
+pub(super) const HOLD: usize = 8 * 1024;
 
 impl<R: io::Read> PayloadSource<R> {
-    fn new(reader: R, header: &FrameHeader) -> Self {
+    pub(super) fn new(reader: R, header: &FrameHeader) -> Self {
         PayloadSource {
             reader,
             len: header.payload_len,
@@ -149,14 +142,14 @@ impl<R: io::Read> io::Read for PayloadSource<R> {
 /// Reads the records of a framed batch from an [`io::Read`]; see
 /// [`FrameOptions::batch_from_reader`].
 pub struct FramedReaderRecords<R, T> {
-    de: Deserializer<IoRead<PayloadSource<R>>>,
-    header: FrameHeader,
-    base: u64,
-    index: u64,
+    pub(super) de: Deserializer<IoRead<PayloadSource<R>>>,
+    pub(super) header: FrameHeader,
+    pub(super) base: u64,
+    pub(super) index: u64,
     /// Bytes the last record took.
-    last_len: usize,
-    done: bool,
-    marker: std::marker::PhantomData<fn() -> T>,
+    pub(super) last_len: usize,
+    pub(super) done: bool,
+    pub(super) marker: std::marker::PhantomData<fn() -> T>,
 }
 
 impl<R: io::Read, T: DeserializeOwned> FramedReaderRecords<R, T> {

@@ -1,24 +1,22 @@
 //! Frame writers: a header, the records, and for the streamed form a
 //! trailer (`spec/06-frame.md`, 6.1 to 6.4 and 6.8).
 use std::borrow::Borrow;
-use std::io::{self, Read as _};
+use std::io;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::batch::{BatchWriter, SliceRecords, no_record_there, read_record};
-use crate::de::Deserializer;
+use super::{
+    FLAG_DIRECTORY, FLAG_SCHEMA, FLAG_STREAMED, FrameOptions, HEADER_LEN, MAGIC, Trailer, UNKNOWN,
+    VERSION, align_up,
+};
+use crate::batch::BatchWriter;
 use crate::error::{Error, ErrorKind, Result};
-use crate::options::Options;
-use crate::read::{IoRead, SliceRead};
 use crate::schema::guard::Guarded;
-use crate::schema::{self, Fingerprint, Schema};
+use crate::schema::{self, Schema};
 use crate::ser::Serializer;
 
-use super::*;
-
 /// Writes the header, schema text and padding for `schema` into `out`.
-fn header_bytes(
+pub(super) fn header_bytes(
     out: &mut Vec<u8>,
     schema: &Schema,
     flags: u16,
@@ -198,10 +196,10 @@ impl FrameOptions {
 }
 
 /// Counts and checksums what passes through to the writer.
-struct CrcWriter<W> {
-    writer: W,
-    crc: u32,
-    checksum: bool,
+pub(super) struct CrcWriter<W> {
+    pub(super) writer: W,
+    pub(super) crc: u32,
+    pub(super) checksum: bool,
 }
 
 impl<W: io::Write> io::Write for CrcWriter<W> {
