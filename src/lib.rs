@@ -40,7 +40,7 @@
 //! * [`block`]: the element types of numeric blocks, their dtype codes and
 //!   the routines that write and read a block with one memory copy;
 //! * [`array`](mod@array): shaped arrays ([`Array`], [`ArrayView`]);
-//!   [`directory`]: the array directory at the end of a record, and
+//!   [`array::directory`]: the array directory at the end of a record, and
 //!   listing or fetching arrays without the record's type;
 //! * [`read`]: where the deserializer's bytes come from (slices borrow);
 //! * [`error`]: the one error type, with offset and path;

@@ -37,10 +37,10 @@ pub(super) fn framed_directory(
 ///
 /// Byte ranges are from the first byte of the frame (`bytes`), so a reader
 /// can slice the file or a memory map directly; each starts at a multiple
-/// of 64. The header is checked as [`from_slice`] checks it (magic,
+/// of 64. The header is checked as [`from_slice`](super::from_slice) checks it (magic,
 /// version, flags, lengths, schema text, checksum) except the fingerprint,
 /// which needs the type. Whether the record has arrays is the DIRECTORY
-/// flag's word ([`FLAG_DIRECTORY`]): without it the list is empty, whatever
+/// flag's word ([`FLAG_DIRECTORY`](super::FLAG_DIRECTORY)): without it the list is empty, whatever
 /// the payload's last bytes look like.
 ///
 /// ```

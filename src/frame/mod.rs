@@ -2,7 +2,7 @@
 //! reader notices a changed type before it reads a value.
 //!
 //! The header holds a magic number, the format version, flags, the writer's
-//! schema [`Fingerprint`] (see [`crate::schema`]), the record count, the
+//! schema [`Fingerprint`](crate::schema::Fingerprint) (see [`crate::schema`]), the record count, the
 //! payload length and, optionally, a CRC-32C of the payload and the writer's
 //! canonical schema text. The payload starts at a multiple of 64 bytes from
 //! the start of the frame. `spec/06-frame.md` has the byte table.

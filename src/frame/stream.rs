@@ -140,7 +140,7 @@ impl<R: io::Read> io::Read for PayloadSource<R> {
 }
 
 /// Reads the records of a framed batch from an [`io::Read`]; see
-/// [`FrameOptions::batch_from_reader`].
+/// [`FrameOptions::batch_from_reader`](super::FrameOptions::batch_from_reader).
 pub struct FramedReaderRecords<R, T> {
     pub(super) de: Deserializer<IoRead<PayloadSource<R>>>,
     pub(super) header: FrameHeader,
