@@ -57,6 +57,7 @@ pub mod array;
 pub mod batch;
 pub mod block;
 pub mod de;
+mod dtype;
 pub mod error;
 pub mod frame;
 pub mod options;
@@ -71,6 +72,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::array::{Array, ArrayCow, ArrayView};
 pub use crate::de::Deserializer;
+pub use crate::dtype::Dtype;
 pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::options::Options;
 pub use crate::ser::Serializer;

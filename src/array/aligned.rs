@@ -4,32 +4,6 @@
 use crate::block::Element;
 use crate::error::{Error, ErrorKind, Result};
 
-/// Copies a block's little-endian bytes into a new `Vec<T>`: one copy.
-pub(crate) fn copy_block<T: Element>(bytes: &[u8]) -> Vec<T> {
-    let n = bytes.len() / T::SIZE;
-    let src = &bytes[..n * T::SIZE];
-    let mut out = Vec::<T>::with_capacity(n);
-    // Copying into the uninitialised capacity instead of a zeroed vector
-    // saves a pass over the memory: the allocator reuses freed memory, so
-    // a zeroed vector costs a memset as large as the copy (measured in
-    // benches/arrays.rs: owned reads went from about 70% of a plain copy
-    // to about its speed).
-    // SAFETY: `out` has capacity for `n` elements, that is `src.len()`
-    // bytes; `src` cannot overlap the fresh allocation; `T: Pod`, so every
-    // byte pattern is a valid `T`, and all `n` elements are written before
-    // `set_len(n)`.
-    unsafe {
-        std::ptr::copy_nonoverlapping(src.as_ptr(), out.as_mut_ptr().cast::<u8>(), src.len());
-        out.set_len(n);
-    }
-    if cfg!(target_endian = "big") {
-        for v in &mut out {
-            *v = v.swap_bytes();
-        }
-    }
-    out
-}
-
 /// Borrows a block as `&[T]`, if it is aligned in memory and the host is
 /// little-endian.
 pub(crate) fn view_block<T: Element>(bytes: &[u8], at: u64) -> Result<&[T]> {

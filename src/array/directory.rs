@@ -27,8 +27,9 @@
 
 use std::ops::Range;
 
+use crate::Dtype;
 use crate::array::{Array, ArrayView};
-use crate::block::{Element, dtype_name, dtype_size};
+use crate::block::Element;
 use crate::error::{Error, ErrorKind, Result};
 
 /// The last eight bytes of a record that has a directory.
@@ -68,7 +69,7 @@ impl ArrayInfo {
 
     /// The element type's Rust name, such as `"f32"`.
     pub fn dtype_name(&self) -> &'static str {
-        dtype_name(self.dtype).unwrap_or("unknown")
+        Dtype::from_code(self.dtype).map_or("unknown", Dtype::name)
     }
 
     /// The dimensions, outermost first (row-major).
@@ -84,7 +85,7 @@ impl ArrayInfo {
     /// The number of elements (the product of the shape).
     pub fn element_count(&self) -> u64 {
         // Cannot overflow: validated to fit with the element size.
-        self.len / dtype_size(self.dtype).unwrap_or(1) as u64
+        self.len / Dtype::from_code(self.dtype).map_or(1, Dtype::size) as u64
     }
 }
 
@@ -184,7 +185,7 @@ pub(crate) fn parse(tail: &[u8], base: u64) -> Result<Option<Directory>> {
         }
         let i = (p - base) as usize;
         let dtype = tail[i];
-        let Some(size) = dtype_size(dtype) else {
+        let Some(size) = Dtype::from_code(dtype).map(Dtype::size) else {
             return Err(Error::at(ErrorKind::UnknownDtype(dtype), p));
         };
         let rank = u64::from(tail[i + 1]);
@@ -414,7 +415,7 @@ pub fn fetch<T: Element>(record: &[u8], index: usize) -> Result<Array<T>> {
     let shape = crate::array::shape_to_usize(&info.shape, info.offset)?;
     Ok(Array::from_parts_unchecked(
         shape,
-        crate::array::copy_block(bytes),
+        crate::block::vec_from_whole(bytes),
     ))
 }
 

@@ -61,7 +61,7 @@ mod nd;
 mod wire;
 
 pub use aligned::AlignedBytes;
-pub(crate) use aligned::{copy_block, view_block};
+pub(crate) use aligned::view_block;
 pub use directory::{ArrayInfo, fetch, fetch_view, list};
 #[cfg(feature = "ndarray")]
 pub use nd::serde_ndarray;

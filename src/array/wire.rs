@@ -9,8 +9,9 @@ use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{Array, ArrayCow, ArrayView, copy_block, product};
+use super::{Array, ArrayCow, ArrayView, product};
 use crate::block::Element;
+use crate::block::vec_from_whole;
 use crate::error::{Error, ErrorKind, Result};
 
 // ----- writing -----
@@ -18,82 +19,43 @@ use crate::error::{Error, ErrorKind, Result};
 /// The name Kiln's serializer recognises in `serialize_newtype_struct`.
 pub(crate) const WRITE_MARKER: &str = "\0kiln::Array";
 
-/// The elements of an array, typed, for formats other than Kiln.
-#[derive(Clone, Copy)]
-pub(crate) enum ArrayData<'a> {
-    U8(&'a [u8]),
-    I8(&'a [i8]),
-    U16(&'a [u16]),
-    I16(&'a [i16]),
-    U32(&'a [u32]),
-    I32(&'a [i32]),
-    U64(&'a [u64]),
-    I64(&'a [i64]),
-    U128(&'a [u128]),
-    I128(&'a [i128]),
-    F32(&'a [f32]),
-    F64(&'a [f64]),
-}
-
-impl<'a> ArrayData<'a> {
-    fn of<T: Element>(data: &'a [T]) -> Self {
-        // `T::DTYPE` names `T` exactly, so each cast is to the same type and
-        // cannot fail; `cast_slice` checks size and alignment anyway.
-        use bytemuck::cast_slice as c;
-        match T::DTYPE {
-            0x01 => ArrayData::U8(c(data)),
-            0x02 => ArrayData::I8(c(data)),
-            0x03 => ArrayData::U16(c(data)),
-            0x04 => ArrayData::I16(c(data)),
-            0x05 => ArrayData::U32(c(data)),
-            0x06 => ArrayData::I32(c(data)),
-            0x07 => ArrayData::U64(c(data)),
-            0x08 => ArrayData::I64(c(data)),
-            0x09 => ArrayData::U128(c(data)),
-            0x0a => ArrayData::I128(c(data)),
-            0x0b => ArrayData::F32(c(data)),
-            _ => ArrayData::F64(c(data)),
+macro_rules! array_data {
+    ($($ty:ident $variant:ident $code:literal,)*) => {
+        /// The elements of an array, typed, for formats other than Kiln.
+        #[derive(Clone, Copy)]
+        pub(crate) enum ArrayData<'a> {
+            $($variant(&'a [$ty]),)*
         }
-    }
 
-    /// The elements' native bytes.
-    pub(crate) fn native_bytes(&self) -> &'a [u8] {
-        use bytemuck::cast_slice as c;
-        match *self {
-            ArrayData::U8(d) => d,
-            ArrayData::I8(d) => c(d),
-            ArrayData::U16(d) => c(d),
-            ArrayData::I16(d) => c(d),
-            ArrayData::U32(d) => c(d),
-            ArrayData::I32(d) => c(d),
-            ArrayData::U64(d) => c(d),
-            ArrayData::I64(d) => c(d),
-            ArrayData::U128(d) => c(d),
-            ArrayData::I128(d) => c(d),
-            ArrayData::F32(d) => c(d),
-            ArrayData::F64(d) => c(d),
-        }
-    }
-}
+        impl<'a> ArrayData<'a> {
+            fn of<T: Element>(data: &'a [T]) -> Self {
+                // `T::DTYPE` names `T` exactly, so each cast is to the same
+                // type and cannot fail; `cast_slice` checks size and
+                // alignment anyway.
+                match T::DTYPE {
+                    $($code => ArrayData::$variant(bytemuck::cast_slice(data)),)*
+                    _ => unreachable!("every element type has a code of the table"),
+                }
+            }
 
-impl Serialize for ArrayData<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        match *self {
-            ArrayData::U8(d) => d.serialize(s),
-            ArrayData::I8(d) => d.serialize(s),
-            ArrayData::U16(d) => d.serialize(s),
-            ArrayData::I16(d) => d.serialize(s),
-            ArrayData::U32(d) => d.serialize(s),
-            ArrayData::I32(d) => d.serialize(s),
-            ArrayData::U64(d) => d.serialize(s),
-            ArrayData::I64(d) => d.serialize(s),
-            ArrayData::U128(d) => d.serialize(s),
-            ArrayData::I128(d) => d.serialize(s),
-            ArrayData::F32(d) => d.serialize(s),
-            ArrayData::F64(d) => d.serialize(s),
+            /// The elements' native bytes.
+            pub(crate) fn native_bytes(&self) -> &'a [u8] {
+                match *self {
+                    $(ArrayData::$variant(d) => bytemuck::cast_slice(d),)*
+                }
+            }
         }
-    }
+
+        impl Serialize for ArrayData<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                match *self {
+                    $(ArrayData::$variant(d) => d.serialize(s),)*
+                }
+            }
+        }
+    };
 }
+crate::dtype::with_dtypes!(array_data);
 
 /// What [`Array`] and [`ArrayView`] hand to `serialize_newtype_struct`.
 /// Kiln's serializer recognises this exact type (by a lifetime-blind type
@@ -171,26 +133,23 @@ pub(crate) struct Request {
 }
 
 macro_rules! read_markers {
-    ($($code:literal $ty:literal,)*) => {
+    ($($ty:ident $variant:ident $code:literal,)*) => {
         fn owned_marker(dtype: u8) -> &'static str {
             match dtype {
-                $($code => concat!("\0kiln::Array<", $ty, ">"),)*
+                $($code => concat!("\0kiln::Array<", stringify!($ty), ">"),)*
                 _ => "\0kiln::Array<?>",
             }
         }
         fn view_marker(dtype: u8) -> &'static str {
             match dtype {
-                $($code => concat!("\0kiln::ArrayView<", $ty, ">"),)*
+                $($code => concat!("\0kiln::ArrayView<", stringify!($ty), ">"),)*
                 _ => "\0kiln::ArrayView<?>",
             }
         }
     };
 }
 
-read_markers! {
-    0x01 "u8", 0x02 "i8", 0x03 "u16", 0x04 "i16", 0x05 "u32", 0x06 "i32",
-    0x07 "u64", 0x08 "i64", 0x09 "u128", 0x0a "i128", 0x0b "f32", 0x0c "f64",
-}
+crate::dtype::with_dtypes!(read_markers);
 
 /// The request behind a `deserialize_newtype_struct` name, if it is one of
 /// the markers above. Cheap for other names: one byte compare.
@@ -205,11 +164,11 @@ pub(crate) fn request(name: &str) -> Option<Request> {
         (name.strip_prefix("\0kiln::Array<")?, false)
     };
     let ty = rest.strip_suffix('>')?;
-    let dtype = (1..=0x0c).find(|&c| crate::block::dtype_name(c) == Some(ty))?;
+    let dtype = crate::Dtype::from_name(ty)?;
     Some(Request {
-        dtype,
-        name: crate::block::dtype_name(dtype)?,
-        size: crate::block::dtype_size(dtype)?,
+        dtype: dtype.code(),
+        name: dtype.name(),
+        size: dtype.size(),
         view,
     })
 }
@@ -252,7 +211,7 @@ impl<'de, T: Element + Deserialize<'de>> Deserialize<'de> for OwnedData<T> {
                 if !v.len().is_multiple_of(T::SIZE) {
                     return Err(E::invalid_length(v.len(), &self));
                 }
-                Ok(OwnedData(copy_block(v)))
+                Ok(OwnedData(vec_from_whole(v)))
             }
             fn visit_seq<A: SeqAccess<'de>>(
                 self,
@@ -463,7 +422,7 @@ impl<'de, T: Element + Deserialize<'de>> Deserialize<'de> for CowData<'de, T> {
                 if !v.len().is_multiple_of(T::SIZE) {
                     return Err(E::invalid_length(v.len(), &self));
                 }
-                Ok(CowData::Owned(copy_block(v)))
+                Ok(CowData::Owned(vec_from_whole(v)))
             }
             fn visit_seq<A: SeqAccess<'de>>(
                 self,

@@ -435,14 +435,14 @@ impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
     #[inline]
     fn try_block<V: Visitor<'de>>(&mut self) -> Result<Option<V::Value>> {
         macro_rules! each {
-            ($($t:ty)*) => {$(
+            ($($t:ident $variant:ident $code:literal,)*) => {$(
                 if block::is_vec_visitor::<V, $t>() {
                     let vec = self.read_block::<$t>()?;
                     return Ok(block::cast_vec(vec));
                 }
             )*};
         }
-        each!(u8 i8 u16 i16 u32 i32 u64 i64 u128 i128 f32 f64);
+        crate::dtype::with_dtypes!(each);
         Ok(None)
     }
 

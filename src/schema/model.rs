@@ -8,6 +8,8 @@
 
 use std::collections::BTreeMap;
 
+pub use crate::Dtype;
+
 /// How serde writes one value: the grammar's `format`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
@@ -74,35 +76,6 @@ impl Format {
             }
             _ => Format::Tuple(items),
         }
-    }
-}
-
-/// The element type of a shaped array: one of the twelve fixed-width
-/// numbers, with its directory code (`spec/08-directory.md`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Dtype(u8);
-
-impl Dtype {
-    /// The dtype of a directory code, or `None` for an unknown code.
-    pub fn from_code(code: u8) -> Option<Dtype> {
-        crate::block::dtype_name(code).map(|_| Dtype(code))
-    }
-
-    /// The dtype named `name` (`"f32"`, `"u8"`, ...).
-    pub fn from_name(name: &str) -> Option<Dtype> {
-        (1..=0x0c)
-            .find(|&c| crate::block::dtype_name(c) == Some(name))
-            .map(Dtype)
-    }
-
-    /// The directory code.
-    pub fn code(self) -> u8 {
-        self.0
-    }
-
-    /// The Rust name of the element type.
-    pub fn name(self) -> &'static str {
-        crate::block::dtype_name(self.0).unwrap_or("?")
     }
 }
 

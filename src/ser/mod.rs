@@ -151,7 +151,7 @@ impl<O: Output, C: Check> Serializer<O, C> {
         self.write(&[0u8; BLOCK_ALIGN as usize][..pad as usize])?;
         let bytes = raw.data.native_bytes();
         if cfg!(target_endian = "big") {
-            let size = crate::block::dtype_size(raw.dtype).unwrap_or(1);
+            let size = crate::Dtype::from_code(raw.dtype).map_or(1, crate::Dtype::size);
             let mut le = bytes.to_vec();
             for chunk in le.chunks_exact_mut(size) {
                 chunk.reverse();
