@@ -75,7 +75,7 @@ fn write(c: &mut Criterion) {
     g.bench_function("kiln-frame-streamed-io-write", |b| {
         b.iter(|| {
             out.clear();
-            let mut w = framed.batch_writer::<Point, _>(&mut out).unwrap();
+            let mut w = framed.batch_writer::<_, Point>(&mut out).unwrap();
             for p in black_box(&pts) {
                 w.push(p).unwrap();
             }
@@ -137,7 +137,7 @@ fn read(c: &mut Criterion) {
     g.bench_function("kiln-frame-crc-io-read", |b| {
         b.iter(|| {
             out.clear();
-            for p in kiln::frame::batch_from_reader::<Point, _>(black_box(&framed[..])).unwrap() {
+            for p in kiln::frame::batch_from_reader::<_, Point>(black_box(&framed[..])).unwrap() {
                 out.push(p.unwrap());
             }
             black_box(out.len())

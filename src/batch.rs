@@ -313,13 +313,30 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> SliceRecords<'d
     SliceRecords::new(bytes, Options::default(), 0, None, None)
 }
 
-/// [`from_slice`] with other decoding limits; the zero-sized budget is
-/// shared by every record of the batch (see [`Options::zero_sized_limit`]).
-pub fn from_slice_with<'de, T: Deserialize<'de>>(
-    bytes: &'de [u8],
-    options: Options,
-) -> SliceRecords<'de, T> {
-    SliceRecords::new(bytes, options, 0, None, None)
+impl Options {
+    /// [`batch::from_slice`](from_slice) with these limits; the zero-sized
+    /// budget is shared by every record of the batch (see
+    /// [`Options::zero_sized_limit`]).
+    pub fn batch_from_slice<'de, T: Deserialize<'de>>(
+        &self,
+        bytes: &'de [u8],
+    ) -> SliceRecords<'de, T> {
+        SliceRecords::new(bytes, *self, 0, None, None)
+    }
+
+    /// [`batch::from_reader`](from_reader) with these limits.
+    pub fn batch_from_reader<R: io::Read, T: DeserializeOwned>(
+        &self,
+        reader: R,
+    ) -> ReaderRecords<R, T> {
+        ReaderRecords {
+            de: Deserializer::with_options(IoRead::new(reader), *self),
+            index: 0,
+            last_len: 0,
+            done: false,
+            marker: PhantomData,
+        }
+    }
 }
 
 impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
@@ -553,29 +570,15 @@ impl<R, T> std::fmt::Debug for ReaderRecords<R, T> {
 ///
 /// ```
 /// let bytes = [1, 0, 2, 0, 3];
-/// let mut it = kiln::batch::from_reader::<u16, _>(&bytes[..]);
+/// let mut it = kiln::batch::from_reader::<_, u16>(&bytes[..]);
 /// assert_eq!(it.next().unwrap()?, 1);
 /// assert_eq!(it.next().unwrap()?, 2);
 /// let err = it.next().unwrap().unwrap_err();
 /// assert_eq!((err.kind().code(), err.record(), err.offset()), ("unexpected-end", Some(2), Some(4)));
 /// # Ok::<(), kiln::Error>(())
 /// ```
-pub fn from_reader<T: DeserializeOwned, R: io::Read>(reader: R) -> ReaderRecords<R, T> {
-    from_reader_with(reader, Options::default())
-}
-
-/// [`from_reader`] with other decoding limits.
-pub fn from_reader_with<T: DeserializeOwned, R: io::Read>(
-    reader: R,
-    options: Options,
-) -> ReaderRecords<R, T> {
-    ReaderRecords {
-        de: Deserializer::with_options(IoRead::new(reader), options),
-        index: 0,
-        last_len: 0,
-        done: false,
-        marker: PhantomData,
-    }
+pub fn from_reader<R: io::Read, T: DeserializeOwned>(reader: R) -> ReaderRecords<R, T> {
+    Options::default().batch_from_reader(reader)
 }
 
 impl<R: io::Read, T: DeserializeOwned> ReaderRecords<R, T> {

@@ -82,7 +82,7 @@ fn clean_end_and_cut_records() {
         let input = &bytes[..cut];
         let whole = cut / 8;
         let results: Vec<_> = batch::from_slice::<Point>(input).collect();
-        let from_reader: Vec<_> = batch::from_reader::<Point, _>(input).collect();
+        let from_reader: Vec<_> = batch::from_reader::<_, Point>(input).collect();
         for results in [results, from_reader] {
             let ok = results.iter().filter(|r| r.is_ok()).count();
             assert_eq!(ok, whole);
@@ -149,12 +149,12 @@ fn zero_sized_records_are_budgeted() {
 fn byte_limit_applies_per_record() {
     let bytes = batch::to_vec(&["0123456789"; 50]).unwrap();
     let opts = kiln::Options::new().byte_limit(14);
-    let v: Vec<String> = batch::from_reader_with(&bytes[..], opts)
+    let v: Vec<String> = opts.batch_from_reader(&bytes[..])
         .collect::<kiln::Result<_>>()
         .unwrap();
     assert_eq!(v.len(), 50);
     let opts = kiln::Options::new().byte_limit(13);
-    let e = batch::from_reader_with::<String, _>(&bytes[..], opts)
+    let e = opts.batch_from_reader::<_, String>(&bytes[..])
         .find_map(Result::err)
         .unwrap();
     assert_eq!((e.kind().code(), e.record()), ("byte-limit", Some(0)));
@@ -166,7 +166,7 @@ fn zero_sized_records_round_trip_in_frames() {
     struct Tick;
     let counted = frame::batch_to_vec(&[Tick, Tick, Tick]).unwrap();
     let mut w = frame::FrameOptions::new()
-        .batch_writer::<Tick, _>(Vec::new())
+        .batch_writer::<_, Tick>(Vec::new())
         .unwrap();
     for _ in 0..3 {
         w.push(&Tick).unwrap();
@@ -191,7 +191,7 @@ fn zero_sized_records_round_trip_in_frames() {
             .unwrap()
             .find_map(Result::err)
             .unwrap(),
-        frame::batch_from_reader::<Point, _>(&bytes[..])
+        frame::batch_from_reader::<_, Point>(&bytes[..])
             .unwrap()
             .find_map(Result::err)
             .unwrap(),
@@ -220,15 +220,15 @@ fn slice_and_readers_agree_on_every_record() {
             Ok(v) => Ok(v),
             Err(e) => Err((e.kind().code(), e.offset(), e.record(), e.path())),
         };
-        let slice: Vec<_> = batch::from_slice_with::<Rec>(&bytes, opts)
+        let slice: Vec<_> = opts.batch_from_slice::<Rec>(&bytes)
             .map(key)
             .collect();
-        let reader: Vec<_> = batch::from_reader_with::<Rec, _>(&bytes[..], opts)
+        let reader: Vec<_> = opts.batch_from_reader::<_, Rec>(&bytes[..])
             .map(key)
             .collect();
         let sizes: Vec<usize> = pieces.iter().map(|&p| usize::from(p % 24)).collect();
         let pieces = Pieces::new(&bytes, &sizes);
-        let pieced: Vec<_> = batch::from_reader_with::<Rec, _>(pieces, opts)
+        let pieced: Vec<_> = opts.batch_from_reader::<_, Rec>(pieces)
             .map(key)
             .collect();
         // A slice refuses a count larger than the rest could hold, which a

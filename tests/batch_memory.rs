@@ -50,7 +50,7 @@ fn million_points_in_bounded_memory() {
     PEAK.store(base, Ordering::SeqCst);
     let mut n = 0i64;
     let mut sum = 0i64;
-    for p in frame::batch_from_reader::<Point, _>(&bytes[..]).unwrap() {
+    for p in frame::batch_from_reader::<_, Point>(&bytes[..]).unwrap() {
         let p = p.unwrap();
         assert_eq!(p.x, -p.y);
         sum += i64::from(p.x);
@@ -67,7 +67,7 @@ fn million_points_in_bounded_memory() {
 
     // Streamed form, with a count the header does not state.
     let mut w = FrameOptions::new()
-        .batch_writer::<Point, _>(Vec::new())
+        .batch_writer::<_, Point>(Vec::new())
         .unwrap();
     for i in 0..N {
         w.push(&Point { x: i, y: -i }).unwrap();
@@ -76,7 +76,7 @@ fn million_points_in_bounded_memory() {
     let base = LIVE.load(Ordering::SeqCst);
     PEAK.store(base, Ordering::SeqCst);
     let mut count = 0usize;
-    for p in frame::batch_from_reader::<Point, _>(&streamed[..]).unwrap() {
+    for p in frame::batch_from_reader::<_, Point>(&streamed[..]).unwrap() {
         assert_eq!(p.unwrap().x as usize, count);
         count += 1;
     }

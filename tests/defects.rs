@@ -59,7 +59,7 @@ fn schema_text_claim_is_refused_before_reading_from_a_stream() {
     let (mut taken, mut taken_single) = (0, 0);
     let ((batch, single), cost) = alloc::measure(|| {
         let reader = head.as_slice().chain(Endless { taken: &mut taken });
-        let batch = opts.batch_from_reader::<Point, _>(reader).map(drop);
+        let batch = opts.batch_from_reader::<_, Point>(reader).map(drop);
         let reader = head.as_slice().chain(Endless {
             taken: &mut taken_single,
         });
@@ -90,7 +90,7 @@ fn schema_text_within_its_cap_still_obeys_the_byte_limit() {
     let mut taken = 0;
     let reader = head.as_slice().chain(Endless { taken: &mut taken });
     let e = opts
-        .batch_from_reader::<Point, _>(reader)
+        .batch_from_reader::<_, Point>(reader)
         .map(drop)
         .unwrap_err();
     assert_eq!((e.kind().code(), e.offset()), ("byte-limit", Some(64)));
@@ -140,7 +140,7 @@ fn zero_sized_budget_covers_a_whole_bare_batch() {
     assert_eq!(e.offset(), Some(4));
     assert!(it.next().is_none());
 
-    let mut it = kiln::batch::from_reader::<Vec<()>, _>(&bytes[..]);
+    let mut it = kiln::batch::from_reader::<_, Vec<()>>(&bytes[..]);
     assert_eq!(it.next().unwrap().unwrap().len(), 1 << 20);
     let f = it.next().unwrap().unwrap_err();
     expect_out_of_budget(&f, "zero-sized-limit", 1);
@@ -158,7 +158,7 @@ fn zero_sized_budget_covers_a_whole_framed_batch() {
     assert_eq!(read.len(), 3);
     assert!(read[0].is_ok() && read[1].is_ok());
     expect_out_of_budget(read[2].as_ref().unwrap_err(), "count-too-large", 2);
-    let read: Vec<_> = frame::batch_from_reader::<Vec<()>, _>(&bytes[..])
+    let read: Vec<_> = frame::batch_from_reader::<_, Vec<()>>(&bytes[..])
         .unwrap()
         .collect();
     assert!(read[0].is_ok() && read[1].is_ok());
@@ -319,7 +319,7 @@ fn custom_errors_at_the_top_level_have_an_offset() {
         (e.kind().code(), e.offset(), e.record()),
         ("custom", Some(4), Some(1))
     );
-    let e = kiln::batch::from_reader::<Even, _>(&[2, 0, 0, 0, 3, 0, 0, 0][..])
+    let e = kiln::batch::from_reader::<_, Even>(&[2, 0, 0, 0, 3, 0, 0, 0][..])
         .nth(1)
         .unwrap()
         .unwrap_err();
@@ -340,7 +340,7 @@ struct Message {
 fn byte_limit_in_a_batch_reports_the_limit_the_record_and_the_field() {
     // Record 0 is "hi"; record 1 claims a string of 0xf0000000 bytes.
     let bytes = [2, 0, 0, 0, b'h', b'i', 0, 0, 0, 0xf0];
-    let e = kiln::batch::from_reader::<Message, _>(&bytes[..])
+    let e = kiln::batch::from_reader::<_, Message>(&bytes[..])
         .nth(1)
         .unwrap()
         .unwrap_err();
@@ -352,7 +352,7 @@ fn byte_limit_in_a_batch_reports_the_limit_the_record_and_the_field() {
     assert_eq!(e.path().as_deref(), Some("Message.text"));
     assert!(e.to_string().contains("at most 1073741824 bytes"), "{e}");
     let opts = Options::new().byte_limit(100);
-    let e = kiln::batch::from_reader_with::<Message, _>(&bytes[..], opts)
+    let e = opts.batch_from_reader::<_, Message>(&bytes[..])
         .nth(1)
         .unwrap()
         .unwrap_err();
@@ -458,7 +458,7 @@ where
     T: Serialize + for<'de> Deserialize<'de> + Clone,
 {
     let options = kiln::frame::FrameOptions::new();
-    let mut w = options.batch_writer::<T, _>(Vec::new()).unwrap();
+    let mut w = options.batch_writer::<_, T>(Vec::new()).unwrap();
     vec![
         kiln::frame::to_vec(&value).unwrap_err(),
         kiln::frame::batch_to_vec(&[value.clone(), value.clone()]).unwrap_err(),
@@ -558,7 +558,7 @@ fn frames_of_matching_types_are_written_as_before() {
         .unwrap();
     assert_eq!(back, plain);
     let mut w = kiln::frame::FrameOptions::new()
-        .batch_writer::<SkipVariant, _>(Vec::new())
+        .batch_writer::<_, SkipVariant>(Vec::new())
         .unwrap();
     assert!(w.push(&shapes[0]).is_err());
     assert_eq!(w.count(), 0);
@@ -571,7 +571,7 @@ fn frames_of_matching_types_are_written_as_before() {
 
 fn streamed(points: &[Point]) -> Vec<u8> {
     let mut w = FrameOptions::new()
-        .batch_writer::<Point, _>(Vec::new())
+        .batch_writer::<_, Point>(Vec::new())
         .unwrap();
     for p in points {
         w.push(p).unwrap();

@@ -47,7 +47,7 @@ fn first_errors(bytes: &[u8]) -> (kiln::Error, kiln::Error) {
             .next()
             .expect("slice: expected an error"),
     };
-    let from_reader = match frame::batch_from_reader::<Point, _>(Trickle {
+    let from_reader = match frame::batch_from_reader::<_, Point>(Trickle {
         data: bytes,
         step: 3,
     }) {
@@ -223,7 +223,7 @@ fn payload_rejections() {
 #[test]
 fn streamed_rejections() {
     let mut w = FrameOptions::new()
-        .batch_writer::<Point, _>(Vec::new())
+        .batch_writer::<_, Point>(Vec::new())
         .unwrap();
     w.push(&P1).unwrap();
     w.push(&P2).unwrap();
@@ -260,7 +260,7 @@ fn streamed_rejections() {
 #[test]
 fn streamed_count_mismatch_names_both_counts() {
     let mut w = FrameOptions::new()
-        .batch_writer::<Point, _>(Vec::new())
+        .batch_writer::<_, Point>(Vec::new())
         .unwrap();
     for p in pts(3) {
         w.push(&p).unwrap();
@@ -326,7 +326,7 @@ fn changed_struct_fails_with_schema_mismatch_before_any_value() {
     let bytes = frame::batch_to_vec(&pts(1000)).unwrap();
     let e = frame::batch_from_slice::<Watched>(&bytes).err().unwrap();
     assert_eq!((e.kind().code(), e.offset()), ("schema-mismatch", Some(16)));
-    let e = frame::batch_from_reader::<Watched, _>(&bytes[..])
+    let e = frame::batch_from_reader::<_, Watched>(&bytes[..])
         .err()
         .unwrap();
     assert_eq!(e.kind().code(), "schema-mismatch");
@@ -391,7 +391,7 @@ fn streaming_round_trips() {
     for (checksum, embed) in [(true, false), (false, true), (true, true)] {
         let opts = FrameOptions::new().checksum(checksum).embed_schema(embed);
         // Streamed into an io::Write.
-        let mut w = opts.batch_writer::<Message, _>(Vec::new()).unwrap();
+        let mut w = opts.batch_writer::<_, Message>(Vec::new()).unwrap();
         for r in &records {
             w.push(r).unwrap();
         }

@@ -332,7 +332,7 @@ fn the_directory_flag_needs_a_single_record_frame() {
     assert_eq!(code(&e), ("header-field", Some(24)));
 
     let mut w = FrameOptions::new()
-        .batch_writer::<u8, _>(Vec::new())
+        .batch_writer::<_, u8>(Vec::new())
         .unwrap();
     w.push(&1).unwrap();
     let mut streamed = w.finish().unwrap();
@@ -349,7 +349,7 @@ fn the_directory_flag_needs_a_single_record_frame() {
         .err()
         .unwrap();
     assert_eq!(code(&e), ("directory-flag", Some(10)));
-    let e = frame::batch_from_reader::<GoldenSample, _>(&golden[..])
+    let e = frame::batch_from_reader::<_, GoldenSample>(&golden[..])
         .err()
         .unwrap();
     assert_eq!(code(&e), ("directory-flag", Some(10)));
@@ -452,7 +452,7 @@ fn batch_writers_refuse_records_with_arrays() {
     let e = frame::batch_to_vec(&[with.clone(), with.clone()]).unwrap_err();
     assert_eq!((e.kind().code(), e.record()), ("arrays-in-batch", Some(0)));
     let mut fw = FrameOptions::new()
-        .batch_writer::<GoldenSample, _>(Vec::new())
+        .batch_writer::<_, GoldenSample>(Vec::new())
         .unwrap();
     let e = fw.push(&with).unwrap_err();
     assert_eq!((e.kind().code(), e.record()), ("arrays-in-batch", Some(0)));

@@ -284,7 +284,7 @@ fn first_batch_errors<T: DeserializeOwned>(bytes: &[u8], framed: bool) -> Vec<ki
             Err(e) => e,
             Ok(it) => first(Box::new(it)),
         };
-        let b = match kiln::frame::batch_from_reader::<T, _>(bytes) {
+        let b = match kiln::frame::batch_from_reader::<_, T>(bytes) {
             Err(e) => e,
             Ok(it) => first(Box::new(it)),
         };
@@ -292,7 +292,7 @@ fn first_batch_errors<T: DeserializeOwned>(bytes: &[u8], framed: bool) -> Vec<ki
     } else {
         vec![
             first(Box::new(kiln::batch::from_slice::<T>(bytes))),
-            first(Box::new(kiln::batch::from_reader::<T, _>(bytes))),
+            first(Box::new(kiln::batch::from_reader::<_, T>(bytes))),
         ]
     }
 }

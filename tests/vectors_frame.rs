@@ -71,7 +71,7 @@ fn first_errors<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> [kiln::Error; 2
         Err(e) => e,
         Ok(mut it) => it.find_map(Result::err).expect("slice: no error"),
     };
-    let b = match frame::batch_from_reader::<T, _>(bytes) {
+    let b = match frame::batch_from_reader::<_, T>(bytes) {
         Err(e) => e,
         Ok(mut it) => it.find_map(Result::err).expect("reader: no error"),
     };
@@ -135,7 +135,7 @@ fn frame_vectors() {
                     .unwrap();
                 assert_eq!((&a, &b), (&want, &want), "{name}");
                 let encoded = if streamed {
-                    let mut w = opts.batch_writer::<Point, _>(Vec::new()).unwrap();
+                    let mut w = opts.batch_writer::<_, Point>(Vec::new()).unwrap();
                     for p in &want {
                         w.push(p).unwrap();
                     }
@@ -258,7 +258,7 @@ fn golden_frames() {
             .unwrap();
         assert_eq!(back, PTS);
     }
-    let mut w = o.batch_writer::<Point, _>(Vec::new()).unwrap();
+    let mut w = o.batch_writer::<_, Point>(Vec::new()).unwrap();
     for p in &PTS {
         w.push(p).unwrap();
     }

@@ -492,13 +492,13 @@ where
     O: serde::de::DeserializeOwned + BitEq + std::fmt::Debug,
 {
     let slice = items(
-        kiln::batch::from_slice_with::<T>(data, opts()).map(|r| r.map(own)),
+        opts().batch_from_slice::<T>(data).map(|r| r.map(own)),
         |v| v,
     );
-    let reader = items(kiln::batch::from_reader_with::<O, _>(data, opts()), |v| v);
+    let reader = items(opts().batch_from_reader::<_, O>(data), |v| v);
     same_records("bare slice/reader", &slice, &reader);
     let trickle = items(
-        kiln::batch::from_reader_with::<O, _>(Trickle::new(data), opts()),
+        opts().batch_from_reader::<_, O>(Trickle::new(data)),
         |v| v,
     );
     same_records("bare slice/trickle", &slice, &trickle);
@@ -535,12 +535,12 @@ where
     for (what, reader) in [
         (
             "framed slice/reader",
-            frame_opts().batch_from_reader::<O, _>(Box::new(data) as Box<dyn std::io::Read>),
+            frame_opts().batch_from_reader::<_, O>(Box::new(data) as Box<dyn std::io::Read>),
         ),
         (
             "framed slice/trickle",
             frame_opts()
-                .batch_from_reader::<O, _>(Box::new(Trickle::new(data)) as Box<dyn std::io::Read>),
+                .batch_from_reader::<_, O>(Box::new(Trickle::new(data)) as Box<dyn std::io::Read>),
         ),
     ] {
         match (&slice, reader) {

@@ -224,7 +224,7 @@ pub fn batch_from_slice<'de, T: Deserialize<'de>>(
 ///
 /// # Errors
 /// As [`FrameOptions::batch_from_reader`].
-pub fn batch_from_reader<T: DeserializeOwned, R: io::Read>(
+pub fn batch_from_reader<R: io::Read, T: DeserializeOwned>(
     reader: R,
 ) -> Result<FramedReaderRecords<R, T>> {
     FrameOptions::default().batch_from_reader(reader)

@@ -186,7 +186,7 @@ impl FrameOptions {
             return self.from_slice(&all);
         }
         let reader = io::Read::chain(&fixed[..got], reader);
-        let mut records = self.batch_from_reader::<T, _>(reader)?;
+        let mut records = self.batch_from_reader::<_, T>(reader)?;
         // As from a slice: a declared count other than 1 is refused before
         // any record is read, not after the payload runs out.
         if let Some(count) = records.header().record_count
@@ -234,7 +234,7 @@ impl FrameOptions {
     ///
     /// # Errors
     /// As [`FrameOptions::batch_from_slice`], plus [`ErrorKind::Io`].
-    pub fn batch_from_reader<T: DeserializeOwned, R: io::Read>(
+    pub fn batch_from_reader<R: io::Read, T: DeserializeOwned>(
         &self,
         mut reader: R,
     ) -> Result<FramedReaderRecords<R, T>> {

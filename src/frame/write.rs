@@ -167,7 +167,7 @@ impl FrameOptions {
     ///
     /// # Errors
     /// As [`schema::schema_of`], plus [`ErrorKind::Io`] for the header.
-    pub fn batch_writer<'de, T, W>(&self, writer: W) -> Result<FrameWriter<W, T>>
+    pub fn batch_writer<'de, W, T>(&self, writer: W) -> Result<FrameWriter<W, T>>
     where
         T: Serialize + Deserialize<'de>,
         W: io::Write,
@@ -219,7 +219,7 @@ impl<W: io::Write> io::Write for CrcWriter<W> {
 /// Writes a streamed framed batch; see [`FrameOptions::batch_writer`].
 ///
 /// ```
-/// let mut w = kiln::frame::FrameOptions::new().batch_writer::<u32, _>(Vec::new())?;
+/// let mut w = kiln::frame::FrameOptions::new().batch_writer::<_, u32>(Vec::new())?;
 /// for i in 0..3u32 {
 ///     w.push(&i)?;
 /// }
