@@ -128,7 +128,7 @@ fn main() {
         let pairs = [(1u16, "a".to_string()), (2, String::new())];
         framed.push((format!("pairs-{tag}"), o.batch_to_vec(&pairs).unwrap()));
         framed.push((format!("units-{tag}"), o.batch_to_vec(&[(), ()]).unwrap()));
-        let mut w = o.batch_writer::<kiln_fuzz::Point, _>(Vec::new()).unwrap();
+        let mut w = o.batch_writer::<_, kiln_fuzz::Point>(Vec::new()).unwrap();
         for p in points {
             w.push(&p).unwrap();
         }
