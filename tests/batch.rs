@@ -149,12 +149,14 @@ fn zero_sized_records_are_budgeted() {
 fn byte_limit_applies_per_record() {
     let bytes = batch::to_vec(&["0123456789"; 50]).unwrap();
     let opts = kiln::Options::new().byte_limit(14);
-    let v: Vec<String> = opts.batch_from_reader(&bytes[..])
+    let v: Vec<String> = opts
+        .batch_from_reader(&bytes[..])
         .collect::<kiln::Result<_>>()
         .unwrap();
     assert_eq!(v.len(), 50);
     let opts = kiln::Options::new().byte_limit(13);
-    let e = opts.batch_from_reader::<_, String>(&bytes[..])
+    let e = opts
+        .batch_from_reader::<_, String>(&bytes[..])
         .find_map(Result::err)
         .unwrap();
     assert_eq!((e.kind().code(), e.record()), ("byte-limit", Some(0)));
@@ -220,17 +222,14 @@ fn slice_and_readers_agree_on_every_record() {
             Ok(v) => Ok(v),
             Err(e) => Err((e.kind().code(), e.offset(), e.record(), e.path())),
         };
-        let slice: Vec<_> = opts.batch_from_slice::<Rec>(&bytes)
-            .map(key)
-            .collect();
-        let reader: Vec<_> = opts.batch_from_reader::<_, Rec>(&bytes[..])
+        let slice: Vec<_> = opts.batch_from_slice::<Rec>(&bytes).map(key).collect();
+        let reader: Vec<_> = opts
+            .batch_from_reader::<_, Rec>(&bytes[..])
             .map(key)
             .collect();
         let sizes: Vec<usize> = pieces.iter().map(|&p| usize::from(p % 24)).collect();
         let pieces = Pieces::new(&bytes, &sizes);
-        let pieced: Vec<_> = opts.batch_from_reader::<_, Rec>(pieces)
-            .map(key)
-            .collect();
+        let pieced: Vec<_> = opts.batch_from_reader::<_, Rec>(pieces).map(key).collect();
         // A slice refuses a count larger than the rest could hold, which a
         // reader cannot know; it then fails at that offset or later. A
         // reader refuses a read past its byte limit (1 GiB) before trying

@@ -352,7 +352,8 @@ fn byte_limit_in_a_batch_reports_the_limit_the_record_and_the_field() {
     assert_eq!(e.path().as_deref(), Some("Message.text"));
     assert!(e.to_string().contains("at most 1073741824 bytes"), "{e}");
     let opts = Options::new().byte_limit(100);
-    let e = opts.batch_from_reader::<_, Message>(&bytes[..])
+    let e = opts
+        .batch_from_reader::<_, Message>(&bytes[..])
         .nth(1)
         .unwrap()
         .unwrap_err();

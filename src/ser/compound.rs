@@ -68,9 +68,22 @@ impl<'a, O: Output, C: Check> Compound<'a, O, C> {
         value.serialize(&mut *self.ser)
     }
 
-    /// Under a check: a tuple or struct wrote as many values as it declared.
+    /// Writes one value of a tuple or struct, counted under a check.
+    #[inline]
+    fn fixed_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        if C::ON {
+            self.count += 1;
+        }
+        value.serialize(&mut *self.ser)
+    }
+
+    /// Ends a tuple or struct; under a check, it must have written as many
+    /// values as it declared.
     #[inline]
     fn finish_fixed(self) -> Result<()> {
+        if !C::ON {
+            return Ok(());
+        }
         match self.declared {
             Some(declared) if declared != self.count => {
                 Err(Error::new(ErrorKind::LengthMismatch {
@@ -115,61 +128,33 @@ impl<O: Output, C: Check> ser::SerializeSeq for Compound<'_, O, C> {
     }
 }
 
-impl<O: Output, C: Check> ser::SerializeTuple for Compound<'_, O, C> {
-    type Ok = ();
-    type Error = Error;
-    #[inline]
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        if C::ON {
-            self.count += 1;
+/// The serde traits of tuples and structs: each value counted under a
+/// check, the count compared at the end.
+macro_rules! fixed_container {
+    ($($trait:ident :: $method:ident($($key:ident)?);)*) => {$(
+        impl<O: Output, C: Check> ser::$trait for Compound<'_, O, C> {
+            type Ok = ();
+            type Error = Error;
+            #[inline]
+            fn $method<T: ?Sized + Serialize>(
+                &mut self,
+                $($key: &'static str,)?
+                value: &T,
+            ) -> Result<()> {
+                self.fixed_value(value)
+            }
+            #[inline]
+            fn end(self) -> Result<()> {
+                self.finish_fixed()
+            }
         }
-        value.serialize(&mut *self.ser)
-    }
-    #[inline]
-    fn end(self) -> Result<()> {
-        if C::ON {
-            return self.finish_fixed();
-        }
-        Ok(())
-    }
+    )*};
 }
 
-impl<O: Output, C: Check> ser::SerializeTupleStruct for Compound<'_, O, C> {
-    type Ok = ();
-    type Error = Error;
-    #[inline]
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        if C::ON {
-            self.count += 1;
-        }
-        value.serialize(&mut *self.ser)
-    }
-    #[inline]
-    fn end(self) -> Result<()> {
-        if C::ON {
-            return self.finish_fixed();
-        }
-        Ok(())
-    }
-}
-
-impl<O: Output, C: Check> ser::SerializeTupleVariant for Compound<'_, O, C> {
-    type Ok = ();
-    type Error = Error;
-    #[inline]
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        if C::ON {
-            self.count += 1;
-        }
-        value.serialize(&mut *self.ser)
-    }
-    #[inline]
-    fn end(self) -> Result<()> {
-        if C::ON {
-            return self.finish_fixed();
-        }
-        Ok(())
-    }
+fixed_container! {
+    SerializeTuple::serialize_element();
+    SerializeTupleStruct::serialize_field();
+    SerializeTupleVariant::serialize_field();
 }
 
 impl<O: Output, C: Check> ser::SerializeMap for Compound<'_, O, C> {
@@ -211,52 +196,36 @@ impl<O: Output, C: Check> ser::SerializeMap for Compound<'_, O, C> {
     }
 }
 
-impl<O: Output, C: Check> ser::SerializeStruct for Compound<'_, O, C> {
-    type Ok = ();
-    type Error = Error;
-    #[inline]
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, _: &'static str, value: &T) -> Result<()> {
-        if C::ON {
-            self.count += 1;
+/// Structs and struct variants: as tuples, and a field skipped by
+/// `skip_serializing_if` is refused (a positional reader cannot know).
+macro_rules! struct_container {
+    ($($trait:ident;)*) => {$(
+        impl<O: Output, C: Check> ser::$trait for Compound<'_, O, C> {
+            type Ok = ();
+            type Error = Error;
+            #[inline]
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                _: &'static str,
+                value: &T,
+            ) -> Result<()> {
+                self.fixed_value(value)
+            }
+            fn skip_field(&mut self, field: &'static str) -> Result<()> {
+                Err(Error::new(ErrorKind::SkippedField {
+                    container: self.container,
+                    field,
+                }))
+            }
+            #[inline]
+            fn end(self) -> Result<()> {
+                self.finish_fixed()
+            }
         }
-        value.serialize(&mut *self.ser)
-    }
-    fn skip_field(&mut self, field: &'static str) -> Result<()> {
-        Err(Error::new(ErrorKind::SkippedField {
-            container: self.container,
-            field,
-        }))
-    }
-    #[inline]
-    fn end(self) -> Result<()> {
-        if C::ON {
-            return self.finish_fixed();
-        }
-        Ok(())
-    }
+    )*};
 }
 
-impl<O: Output, C: Check> ser::SerializeStructVariant for Compound<'_, O, C> {
-    type Ok = ();
-    type Error = Error;
-    #[inline]
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, _: &'static str, value: &T) -> Result<()> {
-        if C::ON {
-            self.count += 1;
-        }
-        value.serialize(&mut *self.ser)
-    }
-    fn skip_field(&mut self, field: &'static str) -> Result<()> {
-        Err(Error::new(ErrorKind::SkippedField {
-            container: self.container,
-            field,
-        }))
-    }
-    #[inline]
-    fn end(self) -> Result<()> {
-        if C::ON {
-            return self.finish_fixed();
-        }
-        Ok(())
-    }
+struct_container! {
+    SerializeStruct;
+    SerializeStructVariant;
 }

@@ -186,6 +186,19 @@ impl<O: Output, C: Check> Serializer<O, C> {
         self.write(&count.to_le_bytes())
     }
 
+    /// Opens a struct or tuple struct of `len` values, after telling the
+    /// check of it.
+    #[inline]
+    fn open_struct(
+        &mut self,
+        name: &'static str,
+        shape: WrittenShape,
+        len: usize,
+    ) -> Result<Compound<'_, O, C>> {
+        self.check.written(Written::Struct { name, shape })?;
+        Ok(Compound::fixed(self, name, len))
+    }
+
     /// Writes a variant's index, after telling the check what follows it.
     #[inline]
     fn write_variant(
@@ -372,11 +385,7 @@ impl<'a, O: Output, C: Check> ser::Serializer for &'a mut Serializer<O, C> {
 
     #[inline]
     fn serialize_tuple_struct(self, name: &'static str, len: usize) -> Result<Compound<'a, O, C>> {
-        self.check.written(Written::Struct {
-            name,
-            shape: WrittenShape::Tuple(len),
-        })?;
-        Ok(Compound::fixed(self, name, len))
+        self.open_struct(name, WrittenShape::Tuple(len), len)
     }
 
     #[inline]
@@ -398,11 +407,7 @@ impl<'a, O: Output, C: Check> ser::Serializer for &'a mut Serializer<O, C> {
 
     #[inline]
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'a, O, C>> {
-        self.check.written(Written::Struct {
-            name,
-            shape: WrittenShape::Fields(len),
-        })?;
-        Ok(Compound::fixed(self, name, len))
+        self.open_struct(name, WrittenShape::Fields(len), len)
     }
 
     #[inline]
