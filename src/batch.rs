@@ -1,4 +1,5 @@
-//! Batches: records of one type back to back, nothing between them.
+//! Batches: records of one type back to back, nothing between them
+//! (`spec/07-batch.md`).
 //!
 //! A batch payload is the bare encoding of each record, one after the
 //! other: a hundred `Point`s are exactly 800 bytes. There is no count, no

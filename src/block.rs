@@ -1,5 +1,5 @@
 //! Blocks: sequences of primitive numbers, stored as their little-endian
-//! bytes back to back.
+//! bytes back to back (`spec/04-blocks.md`).
 //!
 //! [`Element`] is the sealed set of element types that may form a block:
 //! the twelve fixed-width integers and floats. `bool` and `char` are not

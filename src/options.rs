@@ -1,4 +1,4 @@
-//! Decoding limits.
+//! Decoding limits (`spec/03-types.md`, 3.19).
 //!
 //! Limits protect a reader from hostile input. None of them changes a single
 //! byte that is written or the meaning of any byte that is read: a value

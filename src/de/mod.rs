@@ -1,5 +1,5 @@
 //! The deserializer: Kiln's positional layout read back into serde's data
-//! model.
+//! model (`spec/03-types.md`).
 //!
 //! Every byte of a bare record is read here (the fixed-size reads go
 //! through [`crate::read`]). The reader is strict: a byte that is not what

@@ -1,4 +1,5 @@
-//! The one error type of the crate.
+//! The one error type of the crate; its codes are those of
+//! `spec/09-rejections.md`.
 //!
 //! Every failure, whether it happens while writing or while reading, is an
 //! [`Error`]. An error is a pointer to a boxed record, so a `Result<T, Error>`

@@ -1,5 +1,5 @@
 //! The arrays of a framed record, listed and fetched without its Rust
-//! type (`spec/06-frame.md`, 6.7).
+//! type (`spec/06-frame.md`, 6.6).
 
 use super::{Payload, not_one_record, open};
 use crate::error::{Error, ErrorKind, Result};

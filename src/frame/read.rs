@@ -1,5 +1,6 @@
 //! Frame readers from a slice, and the single-record reader from a
 //! stream (`spec/06-frame.md`, 6.5).
+
 use std::io::{self, Read as _};
 
 use serde::Deserialize;

@@ -1,5 +1,6 @@
 //! Framed batches read from an `io::Read`: the payload handed to the
 //! record reader, checked at its end (`spec/06-frame.md`, 6.4 and 6.5).
+
 use std::io;
 
 use serde::de::DeserializeOwned;

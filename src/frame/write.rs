@@ -1,5 +1,6 @@
 //! Frame writers: a header, the records, and for the streamed form a
-//! trailer (`spec/06-frame.md`, 6.1 to 6.4 and 6.8).
+//! trailer (`spec/06-frame.md`, 6.1 to 6.4 and 6.7).
+
 use std::borrow::Borrow;
 use std::io;
 

@@ -1,6 +1,6 @@
 //! The frame writer's guard: what a `Serialize` impl writes is checked
 //! against the schema the frame stamps, so a frame never holds bytes its
-//! own schema would misread (`spec/06-frame.md`, 6.4).
+//! own schema would misread (`spec/06-frame.md`, 6.7).
 //!
 //! The schema comes from `Deserialize`, the bytes from `Serialize`, and
 //! serde lets the two disagree: a field with `#[serde(skip_serializing)]`

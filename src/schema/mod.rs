@@ -1,5 +1,5 @@
 //! The schema of a type as serde sees it, its canonical text, and its
-//! 64-bit fingerprint.
+//! 64-bit fingerprint (`spec/05-schema.md`).
 //!
 //! Kiln writes no names, so a reader built from another struct would read
 //! garbage. A frame (see [`crate::frame`]) therefore carries the writer's

@@ -1,5 +1,5 @@
 //! The layer a frame writer puts over the serializer to check what a
-//! `Serialize` impl writes against the frame's schema (`spec/06-frame.md`, 6.8).
+//! `Serialize` impl writes against the frame's schema (`spec/06-frame.md`, 6.7).
 
 use super::private;
 use crate::error::Result;

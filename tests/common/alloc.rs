@@ -16,6 +16,7 @@ thread_local! {
     static PEAK: Cell<isize> = const { Cell::new(0) };
     static TOTAL: Cell<usize> = const { Cell::new(0) };
     static CALLS: Cell<usize> = const { Cell::new(0) };
+    static LARGEST: Cell<usize> = const { Cell::new(0) };
 }
 
 fn on_alloc(size: usize) {
@@ -27,6 +28,7 @@ fn on_alloc(size: usize) {
     });
     let _ = TOTAL.try_with(|t| t.set(t.get() + size));
     let _ = CALLS.try_with(|n| n.set(n.get() + 1));
+    let _ = LARGEST.try_with(|m| m.set(m.get().max(size)));
 }
 
 fn on_dealloc(size: usize) {
@@ -72,6 +74,8 @@ pub struct Cost {
     pub total: usize,
     /// Number of allocations and reallocations.
     pub calls: usize,
+    /// The largest single allocation (a `realloc` counts its new size).
+    pub largest: usize,
 }
 
 /// Runs `f` with the counters reset and returns its result and cost.
@@ -80,11 +84,13 @@ pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Cost) {
     PEAK.with(|p| p.set(base));
     TOTAL.with(|t| t.set(0));
     CALLS.with(|n| n.set(0));
+    LARGEST.with(|m| m.set(0));
     let out = f();
     let cost = Cost {
         peak: (PEAK.with(Cell::get) - base).max(0) as usize,
         total: TOTAL.with(Cell::get),
         calls: CALLS.with(Cell::get),
+        largest: LARGEST.with(Cell::get),
     };
     (out, cost)
 }

@@ -3,14 +3,11 @@
 //! the golden frames in `spec/golden/` byte for byte.
 
 use kiln::frame::{self, FrameOptions};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
-struct Point {
-    x: i32,
-    y: i32,
-}
+use crate::common::Point;
+use crate::common::{hex, to_hex};
 
 #[derive(Deserialize)]
 #[allow(dead_code)]
@@ -46,17 +43,6 @@ const PTS: [Point; 3] = [
     Point { x: -1, y: 0 },
 ];
 
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 fn load(area: &str) -> Vec<Value> {
     let path = format!("{}/spec/vectors/{area}.json", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(path).unwrap();
@@ -86,7 +72,7 @@ fn frame_vectors() {
     for v in &vectors {
         let name = v["name"].as_str().unwrap();
         assert!(name.starts_with("kiln-frame-"), "{name}");
-        let bytes = unhex(v["hex"].as_str().unwrap());
+        let bytes = hex(v["hex"].as_str().unwrap());
         if let Some(code) = v["error"].as_str() {
             let offset = v["offset"].as_u64().unwrap();
             let errors = match (v["mode"].as_str().unwrap(), v["type"].as_str().unwrap()) {
@@ -119,7 +105,11 @@ fn frame_vectors() {
                 let want: Point = serde_json::from_value(v["value"].clone()).unwrap();
                 assert_eq!(opts.from_slice::<Point>(&bytes).unwrap(), want, "{name}");
                 assert_eq!(opts.from_reader::<_, Point>(&bytes[..]).unwrap(), want);
-                assert_eq!(hex(&opts.to_vec(&want).unwrap()), hex(&bytes), "{name}");
+                assert_eq!(
+                    to_hex(&opts.to_vec(&want).unwrap()),
+                    to_hex(&bytes),
+                    "{name}"
+                );
             }
             "framed-batch" => {
                 let want: Vec<Point> = serde_json::from_value(v["value"].clone()).unwrap();
@@ -143,7 +133,7 @@ fn frame_vectors() {
                 } else {
                     opts.batch_to_vec(&want).unwrap()
                 };
-                assert_eq!(hex(&encoded), hex(&bytes), "{name}");
+                assert_eq!(to_hex(&encoded), to_hex(&bytes), "{name}");
             }
             other => panic!("{name}: unknown mode {other}"),
         }
@@ -204,7 +194,7 @@ fn schema_vectors() {
 fn schema_text_vector(v: &serde_json::Value) {
     let name = v["name"].as_str().unwrap();
     if let Some(code) = v["error"].as_str() {
-        let bytes = unhex(v["hex"].as_str().unwrap());
+        let bytes = hex(v["hex"].as_str().unwrap());
         let text = std::str::from_utf8(&bytes).unwrap();
         if let Some(t) = v["text"].as_str() {
             assert_eq!(t, text, "{name}: text and hex differ");

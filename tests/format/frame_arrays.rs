@@ -1,8 +1,7 @@
 //! Shaped arrays in frames: the framed golden record, listing and fetching
 //! without the type, the DIRECTORY flag, and batches refusing arrays.
 
-#[path = "common/arrays_golden.rs"]
-mod arrays_golden;
+use crate::common::arrays_golden;
 
 use arrays_golden::{GoldenSample, golden_sample};
 use kiln::array::{AlignedBytes, ArrayCow};

@@ -34,8 +34,7 @@ use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-#[path = "common/pieces.rs"]
-mod pieces;
+use crate::common::pieces;
 
 /// An `f32` compared by its bits, so NaNs and -0.0 count.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]

@@ -27,11 +27,8 @@ use serde_json::{Map, Value};
 // The types vectors may name. Each is documented in spec/vectors/README.md.
 // ---------------------------------------------------------------------------
 
-#[derive(Serialize, Deserialize, Debug)]
-struct Point {
-    x: i32,
-    y: i32,
-}
+use crate::common::Point;
+use crate::common::to_hex;
 
 #[derive(Serialize, Deserialize, Debug)]
 struct Message {
@@ -206,10 +203,6 @@ fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
             u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| format!("bad hex digits in {s:?}"))
         })
         .collect()
-}
-
-fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Runs one vector against type `T`.

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::common::hex;
 use kiln::block::Element;
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeSeq, Serializer};
@@ -61,13 +62,6 @@ impl<T: Serialize> Serialize for Elementwise<'_, T> {
         }
         seq.end()
     }
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 fn run<T: FromJson>(v: &Value) {

@@ -7,28 +7,18 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
-struct Point {
-    x: i32,
-    y: i32,
-}
+use crate::common::Point;
+use crate::common::hex;
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Message {
     text: String,
 }
 
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
-
 fn run<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(v: &Value) {
     let name = v["name"].as_str().unwrap();
     assert_eq!(v["mode"], "bare-batch", "{name}");
-    let bytes = unhex(v["hex"].as_str().unwrap());
+    let bytes = hex(v["hex"].as_str().unwrap());
     let slice: kiln::Result<Vec<T>> = kiln::batch::from_slice(&bytes).collect();
     let reader: kiln::Result<Vec<T>> = kiln::batch::from_reader(&bytes[..]).collect();
     match v.get("error") {

@@ -7,16 +7,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::common::hex;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-
-fn hex(s: &str) -> Vec<u8> {
-    let digits: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    digits
-        .chunks(2)
-        .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).unwrap())
-        .collect()
-}
 
 /// What a rejection must look like.
 struct Expect<'a> {

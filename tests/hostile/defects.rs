@@ -2,9 +2,7 @@
 //! misreads, `#[serde(alias)]`), each with the test that failed before its
 //! fix. The test names say which defect they hold down.
 
-#[path = "common/alloc.rs"]
-#[allow(dead_code)]
-mod alloc;
+use crate::common::alloc;
 
 use std::io::{self, Read};
 use std::time::Duration;
@@ -13,14 +11,7 @@ use kiln::frame::{self, FrameOptions, HEADER_LEN};
 use kiln::{ErrorKind, Options};
 use serde::{Deserialize, Serialize};
 
-#[global_allocator]
-static GLOBAL: alloc::Counting = alloc::Counting;
-
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
-struct Point {
-    x: i32,
-    y: i32,
-}
+use crate::common::Point;
 
 /// An endless reader that counts the bytes taken from it.
 struct Endless<'a> {

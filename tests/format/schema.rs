@@ -9,11 +9,7 @@ use std::num::NonZeroU32;
 use kiln::schema::{self, Fingerprint, Schema, Tracer};
 use serde::{Deserialize, Serialize};
 
-#[derive(Serialize, Deserialize)]
-struct Point {
-    x: i32,
-    y: i32,
-}
+use crate::common::Point;
 
 #[derive(Serialize, Deserialize)]
 struct Message {

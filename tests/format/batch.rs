@@ -6,14 +6,9 @@ use kiln::frame;
 use pieces::Pieces;
 use serde::{Deserialize, Serialize};
 
-#[path = "common/pieces.rs"]
-mod pieces;
+use crate::common::pieces;
 
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
-struct Point {
-    x: i32,
-    y: i32,
-}
+use crate::common::Point;
 
 fn pts(n: i32) -> Vec<Point> {
     (0..n).map(|i| Point { x: i, y: -i }).collect()

@@ -11,11 +11,7 @@ use std::path::PathBuf;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
-struct Point {
-    x: i32,
-    y: i32,
-}
+use crate::common::Point;
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Message {

@@ -10,11 +10,8 @@
 //!   eight times the work of `n` bytes. Work is counted (elements visited,
 //!   allocations, reads from the reader), never timed.
 
-#[path = "common/alloc.rs"]
-mod alloc;
-#[path = "common/rich.rs"]
-#[allow(dead_code)]
-mod rich;
+use crate::common::alloc;
+use crate::common::rich;
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
@@ -25,9 +22,6 @@ use quickcheck::{QuickCheck, TestResult};
 use rich::{RichOwned, RichRef, Unit};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
-
-#[global_allocator]
-static COUNTING: alloc::Counting = alloc::Counting;
 
 /// Bytes the decoder may hold whatever the input: the reader's 8 KiB
 /// buffer, the error, the field path, small bookkeeping.

@@ -1,9 +1,7 @@
 //! Inputs that fuzzing or the bound tests once found troublesome, kept so
 //! they stay handled. Each test says where its input came from.
 
-#[path = "common/rich.rs"]
-#[allow(dead_code)]
-mod rich;
+use crate::common::rich;
 
 use rich::{RichOwned, RichRef};
 

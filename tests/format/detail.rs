@@ -10,8 +10,7 @@ use std::cell::Cell;
 use pieces::trickle;
 use serde::{Deserialize, Deserializer, Serialize};
 
-#[path = "common/pieces.rs"]
-mod pieces;
+use crate::common::pieces;
 
 thread_local! {
     static CALLS: Cell<u32> = const { Cell::new(0) };

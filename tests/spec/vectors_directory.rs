@@ -3,6 +3,7 @@
 //! this crate): valid vectors in both directions, must-reject vectors with
 //! their error code and offset.
 
+use crate::common::{hex, to_hex};
 use kiln::Array;
 use serde_json::Value;
 
@@ -10,17 +11,6 @@ const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/spec/vectors/directory.
 
 type Two = (Array<u8>, Array<u16>);
 type Labeled = (String, Array<u16>);
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-fn to_hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
 
 /// Decodes `bytes` as `ty` and re-encodes it (valid vectors), or returns
 /// the decoding error.

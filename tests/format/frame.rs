@@ -9,11 +9,7 @@ use kiln::frame::{self, FrameHeader, FrameOptions};
 use kiln::schema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
-struct Point {
-    x: i32,
-    y: i32,
-}
+use crate::common::Point;
 
 const P1: Point = Point { x: 9, y: -4 };
 const P2: Point = Point { x: 1, y: 2 };

@@ -15,16 +15,6 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_bytes::ByteBuf;
 
-/// Parses hex with optional spaces: `"09 00 ff"`.
-fn hex(s: &str) -> Vec<u8> {
-    let digits: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    assert!(digits.len().is_multiple_of(2), "odd hex: {s}");
-    digits
-        .chunks(2)
-        .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).unwrap())
-        .collect()
-}
-
 /// Every way of writing `value` gives `bytes`.
 fn writes<T: Serialize + ?Sized>(value: &T, bytes: &[u8]) {
     assert_eq!(kiln::to_vec(value).unwrap(), bytes, "to_vec");
@@ -74,11 +64,8 @@ struct Meters(f64);
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
 struct Pair(i16, char);
 
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
-struct Point {
-    x: i32,
-    y: i32,
-}
+use crate::common::Point;
+use crate::common::hex;
 
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
 struct Message {

@@ -3,76 +3,19 @@
 //! on the test thread's own stack (2 MiB by default: stricter than a main
 //! thread), and without allocating more than the input justifies.
 //!
-//! A counting global allocator records, per thread, the peak of bytes
-//! held, so each test can bound what decoding allocated.
+//! The binary's counting allocator (`common::alloc`) records, per thread,
+//! the peak of bytes held, so each test can bound what decoding allocated.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::collections::BTreeMap;
 
+use crate::common::hex;
 use serde::Deserialize;
-
-/// The system allocator, plus per-thread bookkeeping of live and peak bytes.
-struct Counting;
-
-thread_local! {
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-
-fn note(delta: isize) {
-    // try_with: the thread-locals may be gone while a thread exits.
-    let _ = LIVE.try_with(|live| {
-        let now = live.get() + delta;
-        live.set(now);
-        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
-    });
-}
-
-// SAFETY: every method forwards to `System` unchanged; the bookkeeping only
-// touches const-initialised thread-locals, which never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size() as isize);
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note(layout.size() as isize);
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        note(-(layout.size() as isize));
-        // SAFETY: `ptr` came from `alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size as isize - layout.size() as isize);
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 /// Runs `f` and returns its result with the most bytes it held at once
 /// (on this thread) beyond what was live before.
 fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = LIVE.with(Cell::get);
-    PEAK.with(|p| p.set(before));
-    let out = f();
-    let peak = PEAK.with(Cell::get);
-    (out, (peak - before).max(0) as usize)
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    let digits: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    digits
-        .chunks(2)
-        .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).unwrap())
-        .collect()
+    let (out, cost) = crate::common::alloc::measure(f);
+    (out, cost.peak)
 }
 
 /// The allocator really counts: a 1 MiB vector shows up as 1 MiB.

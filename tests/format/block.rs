@@ -3,7 +3,6 @@
 //! visitors that must not be bypassed, and hostile counts.
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -11,8 +10,7 @@ use std::sync::Arc;
 use kiln::block::{self, Element};
 use pieces::trickle;
 
-#[path = "common/pieces.rs"]
-mod pieces;
+use crate::common::pieces;
 use quickcheck::{QuickCheck, Testable};
 use serde::de::{DeserializeOwned, SeqAccess, Visitor};
 use serde::ser::SerializeSeq;
@@ -20,52 +18,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 // ----- the largest single allocation, per thread -------------------------
 
-struct Tracking;
-
-thread_local! {
-    static LARGEST: Cell<usize> = const { Cell::new(0) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note(size: usize) {
-    let _ = LARGEST.try_with(|m| m.set(m.get().max(size)));
-    let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-}
-
-// SAFETY: forwards every call to the system allocator unchanged; it only
-// records sizes in a const-initialised thread-local, which never allocates.
-unsafe impl std::alloc::GlobalAlloc for Tracking {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: same contract as the caller's.
-        unsafe { std::alloc::System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: same contract as the caller's.
-        unsafe { std::alloc::System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { std::alloc::System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
-        note(new);
-        // SAFETY: same contract as the caller's.
-        unsafe { std::alloc::System.realloc(ptr, layout, new) }
-    }
-}
-
-#[global_allocator]
-static ALLOC: Tracking = Tracking;
-
 /// Runs `f`; returns its result, the largest allocation and how many
 /// allocations (and reallocations) it made.
 fn allocations<R>(f: impl FnOnce() -> R) -> (R, usize, usize) {
-    LARGEST.with(|m| m.set(0));
-    COUNT.with(|c| c.set(0));
-    let r = f();
-    (r, LARGEST.with(|m| m.get()), COUNT.with(|c| c.get()))
+    let (r, cost) = crate::common::alloc::measure(f);
+    (r, cost.largest, cost.calls)
 }
 
 /// Runs `f` and returns its result with the largest allocation it made.

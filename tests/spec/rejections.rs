@@ -4,9 +4,7 @@
 //! the refusals without a vector are produced here; and every strict prefix
 //! of a valid record is refused.
 
-#[path = "common/rich.rs"]
-#[allow(dead_code)]
-mod rich;
+use crate::common::rich;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -27,12 +25,8 @@ fn root() -> &'static Path {
 
 // ----- the types of the catalogue (section 9.1) -------------------------------
 
-#[derive(Deserialize, Debug)]
-#[allow(dead_code)]
-struct Point {
-    x: i32,
-    y: i32,
-}
+use crate::common::Point;
+use crate::common::hex;
 
 #[derive(Deserialize, Debug)]
 #[allow(dead_code)]
@@ -213,14 +207,6 @@ fn crate_codes() -> BTreeSet<String> {
         .split("=> \"")
         .skip(1)
         .map(|s| s[..s.find('"').expect("closing quote")].to_string())
-        .collect()
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    assert!(s.len().is_multiple_of(2), "odd hex {s:?}");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
         .collect()
 }
 

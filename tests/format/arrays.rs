@@ -1,7 +1,6 @@
 //! Shaped arrays: golden bytes, round trips, views, listing and fetching.
 
-#[path = "common/arrays_golden.rs"]
-mod arrays_golden;
+use crate::common::arrays_golden;
 
 use arrays_golden::{GoldenSample, golden_sample};
 use kiln::array::AlignedBytes;
