@@ -15,6 +15,7 @@ import sys
 # Bottom first. Modules on one line are one layer and may not use each
 # other either: a line is a set of independent rooms.
 LAYERS = [
+    ["fingerprint"],
     ["error"],
     ["options", "dtype"],
     ["read"],

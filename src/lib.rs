@@ -59,6 +59,7 @@ pub mod block;
 pub mod de;
 mod dtype;
 pub mod error;
+mod fingerprint;
 pub mod frame;
 pub mod options;
 pub mod read;

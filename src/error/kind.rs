@@ -1,7 +1,10 @@
 //! What went wrong: every [`ErrorKind`] with its stable code (the codes
 //! of `spec/09-rejections.md`) and its [`Category`].
 
+use std::fmt;
 use std::io;
+
+pub use crate::fingerprint::Fingerprint;
 
 /// What went wrong.
 ///
@@ -162,13 +165,8 @@ pub enum ErrorKind {
     },
     /// A frame's directory flag disagrees with its payload or with the
     /// record read from it.
-    #[error("directory flag mismatch: expected {expected}, found {found}")]
-    DirectoryFlag {
-        /// What the flag (or the reader) calls for.
-        expected: &'static str,
-        /// What the payload or the record holds.
-        found: &'static str,
-    },
+    #[error("directory flag mismatch: {0}")]
+    DirectoryFlag(FlagMismatch),
     /// The trailer's directory offset is outside the record.
     #[error("directory offset out of range: expected at most {max}, found {offset}")]
     DirectoryOffset {
@@ -356,8 +354,8 @@ pub enum ErrorKind {
     /// A header field holds a value its flags do not allow.
     #[error("bad frame header field `{field}`: expected {expected}, found {found}")]
     HeaderField {
-        /// The field's name in the spec.
-        field: &'static str,
+        /// The field.
+        field: FrameField,
         /// What the flags require.
         expected: &'static str,
         /// The value found.
@@ -369,10 +367,10 @@ pub enum ErrorKind {
         schema_texts(expected_text.as_deref(), found_text.as_deref())
     )]
     SchemaMismatch {
-        /// The reader's fingerprint, as 16 hex digits.
-        expected: String,
+        /// The reader's fingerprint (shown as 16 hex digits).
+        expected: Fingerprint,
         /// The fingerprint in the frame.
-        found: String,
+        found: Fingerprint,
         /// The reader's canonical schema text, if known.
         expected_text: Option<String>,
         /// The writer's canonical schema text, if embedded in the frame.
@@ -384,9 +382,9 @@ pub enum ErrorKind {
     )]
     SchemaTextMismatch {
         /// The header's fingerprint.
-        expected: String,
+        expected: Fingerprint,
         /// The fingerprint of the embedded text.
-        found: String,
+        found: Fingerprint,
     },
     /// A schema text is not canonical text (`spec/05-schema.md`, 5.2); the
     /// offset is the byte within the text.
@@ -511,7 +509,7 @@ impl ErrorKind {
             ErrorKind::DirectoryMissing { .. } => "directory-missing",
             ErrorKind::RecordEndUnknown => "record-end-unknown",
             ErrorKind::ArraysInBatch { .. } => "arrays-in-batch",
-            ErrorKind::DirectoryFlag { .. } => "directory-flag",
+            ErrorKind::DirectoryFlag(_) => "directory-flag",
             ErrorKind::DirectoryOffset { .. } => "directory-offset",
             ErrorKind::DirectoryLength { .. } => "directory-length",
             ErrorKind::DirectoryReserved(_) => "directory-reserved",
@@ -602,5 +600,74 @@ impl ErrorKind {
             | K::ViewUnavailable { .. } => Category::Unsupported,
             _ => Category::Data,
         }
+    }
+}
+
+/// How a frame's DIRECTORY flag and what it holds disagree
+/// (`spec/06-frame.md`, 6.5 rows 13a and 22a).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FlagMismatch {
+    /// The flag is set, but the payload does not end with a directory trailer.
+    NoTrailer,
+    /// The flag is set, but the record type read no array.
+    RecordWithoutArrays,
+    /// The flag is clear, but the record type holds arrays.
+    RecordWithArrays,
+    /// The flag is set on a frame handed to a batch reader.
+    InBatch,
+}
+
+impl fmt::Display for FlagMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FlagMismatch::NoTrailer => {
+                "expected a payload that ends with an array directory (flag DIRECTORY set), \
+                 found no directory trailer"
+            }
+            FlagMismatch::RecordWithoutArrays => {
+                "expected a record type without arrays (flag DIRECTORY clear), found flag DIRECTORY set"
+            }
+            FlagMismatch::RecordWithArrays => {
+                "expected flag DIRECTORY set, as the record type holds arrays, \
+                 found flag DIRECTORY clear"
+            }
+            FlagMismatch::InBatch => {
+                "expected records back to back (flag DIRECTORY clear) in a batch reader, \
+                 found flag DIRECTORY set: one record with arrays, read it with frame::from_slice"
+            }
+        })
+    }
+}
+
+/// A field of the frame header or trailer (`spec/06-frame.md`, 6.1 and 6.4),
+/// named as the spec names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FrameField {
+    /// `flags`.
+    Flags,
+    /// `schema_len`.
+    SchemaLen,
+    /// `record_count`.
+    RecordCount,
+    /// `payload_len`.
+    PayloadLen,
+    /// `crc32c` of the header.
+    Crc32c,
+    /// `crc32c` of the streamed form's trailer.
+    TrailerCrc32c,
+}
+
+impl fmt::Display for FrameField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FrameField::Flags => "flags",
+            FrameField::SchemaLen => "schema_len",
+            FrameField::RecordCount => "record_count",
+            FrameField::PayloadLen => "payload_len",
+            FrameField::Crc32c => "crc32c",
+            FrameField::TrailerCrc32c => "trailer crc32c",
+        })
     }
 }

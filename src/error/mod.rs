@@ -18,7 +18,7 @@ use std::io;
 
 mod kind;
 
-pub use kind::{Category, ErrorKind};
+pub use kind::{Category, ErrorKind, FlagMismatch, FrameField};
 
 /// `Result` with the crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -2,7 +2,7 @@
 //! type (`spec/06-frame.md`, 6.6).
 
 use super::{Payload, not_one_record, open};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, FlagMismatch, Result};
 
 // ---------------------------------------------------------------------------
 // Arrays of a framed record, without its type
@@ -23,10 +23,7 @@ pub(super) fn framed_directory(
     match crate::array::directory::parse(payload.bytes, 0).map_err(|e| e.shifted(payload.offset))? {
         Some(dir) => Ok((payload, Some(dir))),
         None => Err(Error::at(
-            ErrorKind::DirectoryFlag {
-                expected: "a payload that ends with an array directory (flag DIRECTORY set)",
-                found: "no directory trailer",
-            },
+            ErrorKind::DirectoryFlag(FlagMismatch::NoTrailer),
             10,
         )),
     }

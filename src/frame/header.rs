@@ -5,7 +5,7 @@ use super::{
     END_MAGIC, FLAG_CHECKSUM, FLAG_DIRECTORY, FLAG_SCHEMA, FLAG_STREAMED, HEADER_LEN, KNOWN_FLAGS,
     MAGIC, PAYLOAD_ALIGN, TRAILER_LEN, UNKNOWN, VERSION,
 };
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, FrameField, Result};
 use crate::schema::{Fingerprint, Schema};
 
 pub(super) const END_MAGIC_HEX: &str = "1a 0a 0d 4e 4c 49 4b 89";
@@ -181,7 +181,7 @@ impl FrameHeader {
         let schema_len = le_u32(h, 12);
         if flags & FLAG_SCHEMA == 0 && schema_len != 0 {
             return Err(field(
-                "schema_len",
+                FrameField::SchemaLen,
                 "0 without the schema flag",
                 schema_len.into(),
                 12,
@@ -204,21 +204,26 @@ impl FrameHeader {
         if streamed {
             if count != UNKNOWN {
                 return Err(field(
-                    "record_count",
+                    FrameField::RecordCount,
                     "ff..ff in a streamed frame",
                     count,
                     24,
                 ));
             }
             if len != UNKNOWN {
-                return Err(field("payload_len", "ff..ff in a streamed frame", len, 32));
+                return Err(field(
+                    FrameField::PayloadLen,
+                    "ff..ff in a streamed frame",
+                    len,
+                    32,
+                ));
             }
         }
         if flags & FLAG_DIRECTORY != 0 {
             // Only a single-record frame knows where its record ends.
             if streamed {
                 return Err(field(
-                    "flags",
+                    FrameField::Flags,
                     "DIRECTORY only in a frame that is not STREAMED",
                     flags.into(),
                     10,
@@ -226,7 +231,7 @@ impl FrameHeader {
             }
             if count != 1 {
                 return Err(field(
-                    "record_count",
+                    FrameField::RecordCount,
                     "1 in a frame with the DIRECTORY flag",
                     count,
                     24,
@@ -235,7 +240,7 @@ impl FrameHeader {
         }
         if (streamed || flags & FLAG_CHECKSUM == 0) && crc != 0 {
             return Err(field(
-                "crc32c",
+                FrameField::Crc32c,
                 "0 without the checksum flag or in a streamed frame",
                 crc.into(),
                 40,
@@ -280,8 +285,8 @@ impl FrameHeader {
         if hashed != self.fingerprint {
             return Err(Error::at(
                 ErrorKind::SchemaTextMismatch {
-                    expected: self.fingerprint.to_string(),
-                    found: hashed.to_string(),
+                    expected: self.fingerprint,
+                    found: hashed,
                 },
                 HEADER_LEN as u64,
             ));
@@ -398,8 +403,8 @@ impl FrameHeader {
         }
         Err(Error::at(
             ErrorKind::SchemaMismatch {
-                expected: schema.fingerprint().to_string(),
-                found: self.fingerprint.to_string(),
+                expected: schema.fingerprint(),
+                found: self.fingerprint,
                 expected_text: schema.text().map(str::to_owned),
                 found_text: self.schema_text.clone(),
             },
@@ -432,7 +437,7 @@ impl Trailer {
         if flags & FLAG_CHECKSUM == 0 && crc != 0 {
             return Err(Error::at(
                 ErrorKind::HeaderField {
-                    field: "trailer crc32c",
+                    field: FrameField::TrailerCrc32c,
                     expected: "0 without the checksum flag",
                     found: crc.into(),
                 },

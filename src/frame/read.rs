@@ -12,7 +12,7 @@ use super::{
 };
 use crate::batch::{SliceRecords, no_record_there};
 use crate::de::Deserializer;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, FlagMismatch, FrameField, Result};
 use crate::read::{IoRead, SliceRead};
 use crate::schema::{self, Fingerprint};
 
@@ -113,10 +113,7 @@ impl FrameOptions {
     ) -> Result<T> {
         if !crate::array::directory::has_trailer(payload) {
             return Err(Error::at(
-                ErrorKind::DirectoryFlag {
-                    expected: "a payload that ends with an array directory (flag DIRECTORY set)",
-                    found: "no directory trailer",
-                },
+                ErrorKind::DirectoryFlag(FlagMismatch::NoTrailer),
                 10,
             ));
         }
@@ -126,10 +123,7 @@ impl FrameOptions {
             T::deserialize(&mut de).map_err(|e| e.or_offset(0).shifted(offset).in_record(0))?;
         if !de.read_directory() {
             return Err(Error::at(
-                ErrorKind::DirectoryFlag {
-                    expected: "a record type without arrays (flag DIRECTORY clear)",
-                    found: "flag DIRECTORY set",
-                },
+                ErrorKind::DirectoryFlag(FlagMismatch::RecordWithoutArrays),
                 10,
             ));
         }
@@ -319,10 +313,7 @@ pub(super) fn plain_single(bytes: &[u8], fp: Fingerprint) -> Option<&[u8]> {
 pub(super) fn not_a_batch(header: &FrameHeader) -> Result<()> {
     if header.has_directory() {
         return Err(Error::at(
-            ErrorKind::DirectoryFlag {
-                expected: "records back to back (flag DIRECTORY clear) in a batch reader",
-                found: "flag DIRECTORY set: one record with arrays, read it with frame::from_slice",
-            },
+            ErrorKind::DirectoryFlag(FlagMismatch::InBatch),
             10,
         ));
     }
@@ -335,13 +326,7 @@ pub(super) fn not_a_batch(header: &FrameHeader) -> Result<()> {
 #[cold]
 pub(super) fn flag_clear(e: Error) -> Error {
     if matches!(e.kind(), ErrorKind::RecordEndUnknown) {
-        return Error::at(
-            ErrorKind::DirectoryFlag {
-                expected: "flag DIRECTORY set, as the record type holds arrays",
-                found: "flag DIRECTORY clear",
-            },
-            10,
-        );
+        return Error::at(ErrorKind::DirectoryFlag(FlagMismatch::RecordWithArrays), 10);
     }
     e
 }
@@ -386,7 +371,7 @@ pub(super) fn payload_too_long(declared: u64, used: u64, offset: u64) -> Error {
 pub(super) fn not_one_record(found: u64) -> Error {
     Error::at(
         ErrorKind::HeaderField {
-            field: "record_count",
+            field: FrameField::RecordCount,
             expected: "1 in a single-record frame",
             found,
         },

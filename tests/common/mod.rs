@@ -30,7 +30,10 @@ pub struct Message {
 /// Bytes from hex text; spaces and line breaks between digits are ignored.
 pub fn hex(s: &str) -> Vec<u8> {
     let digits: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    assert!(digits.len().is_multiple_of(2), "odd number of hex digits in {s:?}");
+    assert!(
+        digits.len().is_multiple_of(2),
+        "odd number of hex digits in {s:?}"
+    );
     digits
         .chunks(2)
         .map(|pair| {

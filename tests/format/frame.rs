@@ -356,7 +356,10 @@ fn changed_struct_fails_with_schema_mismatch_before_any_value() {
             expected_text,
             found_text,
         } => {
-            assert_eq!((expected, found), (&reader_fp, &writer_fp));
+            assert_eq!(
+                (expected.to_string(), found.to_string()),
+                (reader_fp.clone(), writer_fp.clone())
+            );
             assert_eq!(
                 expected_text.as_deref(),
                 Some("root Point\nstruct Point { x: i32, y: i32, z: i32 }\n")

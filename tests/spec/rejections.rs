@@ -162,14 +162,9 @@ fn vectors() -> Vec<Vector> {
 
 /// The vectors of `spec/vectors/<area>.json`, by name.
 fn json_vectors(area: &str) -> BTreeMap<String, serde_json::Value> {
-    let path = root().join("spec/vectors").join(format!("{area}.json"));
-    let text = std::fs::read_to_string(&path).expect("read a vector file");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("vector JSON");
-    json["vectors"]
-        .as_array()
-        .expect("vectors array")
-        .iter()
-        .map(|v| (v["name"].as_str().expect("name").to_string(), v.clone()))
+    crate::common::vectors(area)
+        .into_iter()
+        .map(|v| (v["name"].as_str().expect("name").to_string(), v))
         .collect()
 }
 

@@ -4,10 +4,9 @@
 
 use kiln::frame::{self, FrameOptions};
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::common::Point;
-use crate::common::{hex, to_hex};
+use crate::common::{golden, hex, to_hex, vectors};
 
 #[derive(Deserialize)]
 #[allow(dead_code)]
@@ -43,14 +42,6 @@ const PTS: [Point; 3] = [
     Point { x: -1, y: 0 },
 ];
 
-fn load(area: &str) -> Vec<Value> {
-    let path = format!("{}/spec/vectors/{area}.json", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).unwrap();
-    let file: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(file["area"], area);
-    file["vectors"].as_array().unwrap().clone()
-}
-
 /// The first error of a framed batch read, from a slice and from a reader.
 fn first_errors<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> [kiln::Error; 2] {
     let a = match frame::batch_from_slice::<T>(bytes) {
@@ -66,7 +57,7 @@ fn first_errors<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> [kiln::Error; 2
 
 #[test]
 fn frame_vectors() {
-    let vectors = load("frame");
+    let vectors = vectors("frame");
     assert!(vectors.len() >= 30);
     let mut codes = std::collections::BTreeSet::new();
     for v in &vectors {
@@ -160,7 +151,7 @@ fn frame_vectors() {
 
 #[test]
 fn schema_vectors() {
-    let vectors = load("schema");
+    let vectors = vectors("schema");
     assert!(vectors.len() >= 4);
     for v in &vectors {
         let name = v["name"].as_str().unwrap();
@@ -220,11 +211,6 @@ fn schema_text_vector(v: &serde_json::Value) {
         Some(&model),
         "{name}"
     );
-}
-
-fn golden(name: &str) -> Vec<u8> {
-    let path = format!("{}/spec/golden/{name}.kiln", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(path).unwrap()
 }
 
 #[test]
