@@ -1,6 +1,7 @@
 //! The arrays of a framed record, listed and fetched without its Rust
 //! type (`spec/06-frame.md`, 6.6).
 
+use super::header::at;
 use super::{Payload, not_one_record, open};
 use crate::error::{Error, ErrorKind, FlagMismatch, Result};
 
@@ -24,7 +25,7 @@ pub(super) fn framed_directory(
         Some(dir) => Ok((payload, Some(dir))),
         None => Err(Error::at(
             ErrorKind::DirectoryFlag(FlagMismatch::NoTrailer),
-            10,
+            at::FLAGS as u64,
         )),
     }
 }

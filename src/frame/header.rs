@@ -10,6 +10,41 @@ use crate::schema::{Fingerprint, Schema};
 
 pub(super) const END_MAGIC_HEX: &str = "1a 0a 0d 4e 4c 49 4b 89";
 
+/// Where each field of the 64-byte header starts (`spec/06-frame.md`,
+/// 6.1): the one place the header's layout is written down. Readers,
+/// writers and the offsets of errors all take their positions from here.
+pub(crate) mod at {
+    /// `magic`, 8 bytes.
+    pub const MAGIC: usize = 0;
+    /// `version`, `u16`.
+    pub const VERSION: usize = 8;
+    /// `flags`, `u16`.
+    pub const FLAGS: usize = 10;
+    /// `schema_len`, `u32`.
+    pub const SCHEMA_LEN: usize = 12;
+    /// `fingerprint`, 8 bytes.
+    pub const FINGERPRINT: usize = 16;
+    /// `record_count`, `u64`.
+    pub const RECORD_COUNT: usize = 24;
+    /// `payload_len`, `u64`.
+    pub const PAYLOAD_LEN: usize = 32;
+    /// `crc32c`, `u32`.
+    pub const CRC32C: usize = 40;
+    /// The reserved bytes, zero, up to the header's end.
+    pub const RESERVED: usize = 44;
+    /// The trailer of the streamed form (6.4), from its first byte:
+    /// `record_count`, `payload_len`, `crc32c`, reserved, end magic.
+    pub const TRAILER_COUNT: usize = 0;
+    /// See [`TRAILER_COUNT`].
+    pub const TRAILER_LEN: usize = 8;
+    /// See [`TRAILER_COUNT`].
+    pub const TRAILER_CRC32C: usize = 16;
+    /// See [`TRAILER_COUNT`].
+    pub const TRAILER_RESERVED: usize = 20;
+    /// See [`TRAILER_COUNT`].
+    pub const TRAILER_END_MAGIC: usize = 24;
+}
+
 pub(super) fn hex(bytes: &[u8]) -> String {
     bytes
         .iter()
@@ -148,24 +183,24 @@ impl FrameHeader {
                 0,
             ));
         };
-        let version = le_u16(h, 8);
+        let version = le_u16(h, at::VERSION);
         if version != VERSION {
             return Err(Error::at(
                 ErrorKind::UnsupportedVersion {
                     found: version,
                     supported: VERSION,
                 },
-                8,
+                at::VERSION as u64,
             ));
         }
-        let flags = le_u16(h, 10);
+        let flags = le_u16(h, at::FLAGS);
         if flags & !KNOWN_FLAGS != 0 {
             return Err(Error::at(
                 ErrorKind::ReservedFlag {
                     flags,
                     known: KNOWN_FLAGS,
                 },
-                10,
+                at::FLAGS as u64,
             ));
         }
         let field = |field, expected, found, at| {
@@ -178,13 +213,13 @@ impl FrameHeader {
                 at,
             )
         };
-        let schema_len = le_u32(h, 12);
+        let schema_len = le_u32(h, at::SCHEMA_LEN);
         if flags & FLAG_SCHEMA == 0 && schema_len != 0 {
             return Err(field(
                 FrameField::SchemaLen,
                 "0 without the schema flag",
                 schema_len.into(),
-                12,
+                at::SCHEMA_LEN as u64,
             ));
         }
         if u64::from(schema_len) > max_text {
@@ -193,13 +228,13 @@ impl FrameHeader {
                     len: schema_len.into(),
                     limit: max_text,
                 },
-                12,
+                at::SCHEMA_LEN as u64,
             ));
         }
-        let fingerprint = Fingerprint::from_le_bytes(h[16..24].try_into().unwrap_or([0; 8]));
-        let count = le_u64(h, 24);
-        let len = le_u64(h, 32);
-        let crc = le_u32(h, 40);
+        let fingerprint = Fingerprint(le_u64(h, at::FINGERPRINT));
+        let count = le_u64(h, at::RECORD_COUNT);
+        let len = le_u64(h, at::PAYLOAD_LEN);
+        let crc = le_u32(h, at::CRC32C);
         let streamed = flags & FLAG_STREAMED != 0;
         if streamed {
             if count != UNKNOWN {
@@ -207,7 +242,7 @@ impl FrameHeader {
                     FrameField::RecordCount,
                     "ff..ff in a streamed frame",
                     count,
-                    24,
+                    at::RECORD_COUNT as u64,
                 ));
             }
             if len != UNKNOWN {
@@ -215,7 +250,7 @@ impl FrameHeader {
                     FrameField::PayloadLen,
                     "ff..ff in a streamed frame",
                     len,
-                    32,
+                    at::PAYLOAD_LEN as u64,
                 ));
             }
         }
@@ -226,7 +261,7 @@ impl FrameHeader {
                     FrameField::Flags,
                     "DIRECTORY only in a frame that is not STREAMED",
                     flags.into(),
-                    10,
+                    at::FLAGS as u64,
                 ));
             }
             if count != 1 {
@@ -234,7 +269,7 @@ impl FrameHeader {
                     FrameField::RecordCount,
                     "1 in a frame with the DIRECTORY flag",
                     count,
-                    24,
+                    at::RECORD_COUNT as u64,
                 ));
             }
         }
@@ -243,11 +278,11 @@ impl FrameHeader {
                 FrameField::Crc32c,
                 "0 without the checksum flag or in a streamed frame",
                 crc.into(),
-                40,
+                at::CRC32C as u64,
             ));
         }
-        if h[44..HEADER_LEN].iter().fold(0, |acc, &b| acc | b) != 0 {
-            check_zero(&h[44..HEADER_LEN], 44)?;
+        if h[at::RESERVED..].iter().fold(0, |acc, &b| acc | b) != 0 {
+            check_zero(&h[at::RESERVED..], at::RESERVED as u64)?;
         }
         let payload_offset = align_up(HEADER_LEN as u64 + u64::from(schema_len)).unwrap_or(0);
         Ok((
@@ -354,7 +389,7 @@ impl FrameHeader {
                         start + len,
                     ));
                 }
-                (rest, count, self.checksum, 40)
+                (rest, count, self.checksum, at::CRC32C as u64)
             }
             _ => {
                 if after < TRAILER_LEN as u64 {
@@ -408,7 +443,7 @@ impl FrameHeader {
                 expected_text: schema.text().map(str::to_owned),
                 found_text: self.schema_text.clone(),
             },
-            16,
+            at::FINGERPRINT as u64,
         ))
     }
 }
@@ -423,17 +458,24 @@ pub(super) struct Trailer {
 impl Trailer {
     /// Checks the 32 trailer bytes `t`, which sit at offset `at`.
     pub(super) fn parse(t: &[u8], at: u64, flags: u16) -> Result<Trailer> {
-        if t[24..32] != END_MAGIC {
+        use self::at::{
+            TRAILER_COUNT, TRAILER_CRC32C, TRAILER_END_MAGIC, TRAILER_LEN as LEN, TRAILER_RESERVED,
+        };
+        let end_magic = &t[TRAILER_END_MAGIC..TRAILER_END_MAGIC + 8];
+        if end_magic != END_MAGIC {
             return Err(Error::at(
                 ErrorKind::BadTrailer {
                     expected: END_MAGIC_HEX,
-                    found: hex(&t[24..32]),
+                    found: hex(end_magic),
                 },
-                at + 24,
+                at + TRAILER_END_MAGIC as u64,
             ));
         }
-        check_zero(&t[20..24], at + 20)?;
-        let crc = le_u32(t, 16);
+        check_zero(
+            &t[TRAILER_RESERVED..TRAILER_END_MAGIC],
+            at + TRAILER_RESERVED as u64,
+        )?;
+        let crc = le_u32(t, TRAILER_CRC32C);
         if flags & FLAG_CHECKSUM == 0 && crc != 0 {
             return Err(Error::at(
                 ErrorKind::HeaderField {
@@ -441,24 +483,59 @@ impl Trailer {
                     expected: "0 without the checksum flag",
                     found: crc.into(),
                 },
-                at + 16,
+                at + TRAILER_CRC32C as u64,
             ));
         }
         Ok(Trailer {
-            record_count: le_u64(t, 0),
-            payload_len: le_u64(t, 8),
+            record_count: le_u64(t, TRAILER_COUNT),
+            payload_len: le_u64(t, LEN),
             checksum: (flags & FLAG_CHECKSUM != 0).then_some(crc),
         })
     }
 
     pub(super) fn bytes(count: u64, len: u64, crc: u32) -> [u8; TRAILER_LEN] {
+        use self::at::{TRAILER_COUNT, TRAILER_CRC32C, TRAILER_END_MAGIC, TRAILER_LEN as LEN};
         let mut t = [0u8; TRAILER_LEN];
-        t[0..8].copy_from_slice(&count.to_le_bytes());
-        t[8..16].copy_from_slice(&len.to_le_bytes());
-        t[16..20].copy_from_slice(&crc.to_le_bytes());
-        t[24..32].copy_from_slice(&END_MAGIC);
+        t[TRAILER_COUNT..TRAILER_COUNT + 8].copy_from_slice(&count.to_le_bytes());
+        t[LEN..LEN + 8].copy_from_slice(&len.to_le_bytes());
+        t[TRAILER_CRC32C..TRAILER_CRC32C + 4].copy_from_slice(&crc.to_le_bytes());
+        t[TRAILER_END_MAGIC..].copy_from_slice(&END_MAGIC);
         t
     }
+}
+
+/// The fast path of the parser above: the payload of `bytes` if it is the
+/// most common frame, valid in every
+/// respect: one record, no schema text, not streamed, fingerprint `fp`,
+/// checksum (if flagged) right. `None` sends the caller down the general
+/// path, which finds the same frames valid and names what is wrong with
+/// the others.
+#[inline]
+pub(super) fn plain_single(bytes: &[u8], fp: Fingerprint) -> Option<&[u8]> {
+    let h = bytes.first_chunk::<HEADER_LEN>()?;
+    let word = |at: usize| u64::from_le_bytes(*h[at..].first_chunk::<8>().unwrap_or(&[0; 8]));
+    let flags = le_u16(h, at::FLAGS);
+    let reserved =
+        word(at::RESERVED + 4) | word(at::RESERVED + 12) | u64::from(le_u32(h, at::RESERVED));
+    if h[at::MAGIC..at::VERSION] != MAGIC
+        || le_u16(h, at::VERSION) != VERSION
+        || flags & !FLAG_CHECKSUM != 0
+        || le_u32(h, at::SCHEMA_LEN) != 0
+        || reserved != 0
+        || word(at::FINGERPRINT) != fp.0
+        || word(at::RECORD_COUNT) != 1
+        || word(at::PAYLOAD_LEN) != (bytes.len() - HEADER_LEN) as u64
+    {
+        return None;
+    }
+    let payload = &bytes[HEADER_LEN..];
+    let crc = le_u32(h, at::CRC32C);
+    let want = if flags & FLAG_CHECKSUM != 0 {
+        crc32c::crc32c(payload)
+    } else {
+        0
+    };
+    (crc == want).then_some(payload)
 }
 
 /// Parses the header and checks the payload of the frame in `bytes`,

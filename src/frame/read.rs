@@ -6,15 +6,16 @@ use std::io::{self, Read as _};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+use super::header::{at, plain_single};
 use super::{
-    FLAG_CHECKSUM, FLAG_DIRECTORY, FLAG_SCHEMA, FLAG_STREAMED, FrameHeader, FrameOptions,
-    FramedReaderRecords, HEADER_LEN, MAGIC, PayloadSource, VERSION, le_u16, le_u32, truncated,
+    FLAG_DIRECTORY, FLAG_SCHEMA, FLAG_STREAMED, FrameHeader, FrameOptions, FramedReaderRecords,
+    HEADER_LEN, PayloadSource, le_u16, truncated,
 };
 use crate::batch::{SliceRecords, no_record_there};
 use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, FlagMismatch, FrameField, Result};
 use crate::read::{IoRead, SliceRead};
-use crate::schema::{self, Fingerprint};
+use crate::schema;
 
 impl FrameOptions {
     /// Reads a frame of one record from `bytes`; the record may borrow.
@@ -114,7 +115,7 @@ impl FrameOptions {
         if !crate::array::directory::has_trailer(payload) {
             return Err(Error::at(
                 ErrorKind::DirectoryFlag(FlagMismatch::NoTrailer),
-                10,
+                at::FLAGS as u64,
             ));
         }
         let mut de =
@@ -124,7 +125,7 @@ impl FrameOptions {
         if !de.read_directory() {
             return Err(Error::at(
                 ErrorKind::DirectoryFlag(FlagMismatch::RecordWithoutArrays),
-                10,
+                at::FLAGS as u64,
             ));
         }
         de.end().map_err(|e| e.shifted(offset).in_record(0))?;
@@ -144,7 +145,7 @@ impl FrameOptions {
     pub fn from_reader<R: io::Read, T: DeserializeOwned>(&self, mut reader: R) -> Result<T> {
         let mut fixed = [0u8; HEADER_LEN];
         let got = read_up_to(&mut reader, &mut fixed, 0)?;
-        if got == HEADER_LEN && le_u16(&fixed, 10) & FLAG_DIRECTORY != 0 {
+        if got == HEADER_LEN && le_u16(&fixed, at::FLAGS) & FLAG_DIRECTORY != 0 {
             // The checks a slice makes, in its order: the header and any
             // schema text (read first, within the byte limit), the
             // fingerprint, then the payload's length against the limit.
@@ -276,45 +277,13 @@ impl FrameOptions {
     }
 }
 
-/// The payload of `bytes` if it is the most common frame, valid in every
-/// respect: one record, no schema text, not streamed, fingerprint `fp`,
-/// checksum (if flagged) right. `None` sends the caller down the general
-/// path, which finds the same frames valid and names what is wrong with
-/// the others.
-#[inline]
-pub(super) fn plain_single(bytes: &[u8], fp: Fingerprint) -> Option<&[u8]> {
-    let h = bytes.first_chunk::<HEADER_LEN>()?;
-    let word = |at: usize| u64::from_le_bytes(*h[at..].first_chunk::<8>().unwrap_or(&[0; 8]));
-    let flags = le_u16(h, 10);
-    let reserved = word(48) | word(56) | u64::from(le_u32(h, 44));
-    if h[..8] != MAGIC
-        || le_u16(h, 8) != VERSION
-        || flags & !FLAG_CHECKSUM != 0
-        || le_u32(h, 12) != 0
-        || reserved != 0
-        || word(16) != fp.0
-        || word(24) != 1
-        || word(32) != (bytes.len() - HEADER_LEN) as u64
-    {
-        return None;
-    }
-    let payload = &bytes[HEADER_LEN..];
-    let crc = le_u32(h, 40);
-    let want = if flags & FLAG_CHECKSUM != 0 {
-        crc32c::crc32c(payload)
-    } else {
-        0
-    };
-    (crc == want).then_some(payload)
-}
-
 /// Refuses a frame with the DIRECTORY flag to the batch readers: its one
 /// record ends with a directory that only a single-record reader finds.
 pub(super) fn not_a_batch(header: &FrameHeader) -> Result<()> {
     if header.has_directory() {
         return Err(Error::at(
             ErrorKind::DirectoryFlag(FlagMismatch::InBatch),
-            10,
+            at::FLAGS as u64,
         ));
     }
     Ok(())
@@ -326,7 +295,10 @@ pub(super) fn not_a_batch(header: &FrameHeader) -> Result<()> {
 #[cold]
 pub(super) fn flag_clear(e: Error) -> Error {
     if matches!(e.kind(), ErrorKind::RecordEndUnknown) {
-        return Error::at(ErrorKind::DirectoryFlag(FlagMismatch::RecordWithArrays), 10);
+        return Error::at(
+            ErrorKind::DirectoryFlag(FlagMismatch::RecordWithArrays),
+            at::FLAGS as u64,
+        );
     }
     e
 }
@@ -375,7 +347,7 @@ pub(super) fn not_one_record(found: u64) -> Error {
             expected: "1 in a single-record frame",
             found,
         },
-        24,
+        at::RECORD_COUNT as u64,
     )
 }
 

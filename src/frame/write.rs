@@ -6,6 +6,7 @@ use std::io;
 
 use serde::{Deserialize, Serialize};
 
+use super::header::at;
 use super::{
     FLAG_DIRECTORY, FLAG_SCHEMA, FLAG_STREAMED, FrameOptions, HEADER_LEN, MAGIC, Trailer, UNKNOWN,
     VERSION, align_up,
@@ -74,11 +75,12 @@ impl FrameOptions {
         let count = fill(out)?;
         let len = (out.len() - start) as u64;
         let h = &mut out[frame_start..frame_start + HEADER_LEN];
-        h[24..32].copy_from_slice(&count.to_le_bytes());
-        h[32..40].copy_from_slice(&len.to_le_bytes());
+        h[at::RECORD_COUNT..at::RECORD_COUNT + 8].copy_from_slice(&count.to_le_bytes());
+        h[at::PAYLOAD_LEN..at::PAYLOAD_LEN + 8].copy_from_slice(&len.to_le_bytes());
         if self.checksum {
             let crc = crc32c::crc32c(&out[start..]);
-            out[frame_start + 40..frame_start + 44].copy_from_slice(&crc.to_le_bytes());
+            let at_crc = frame_start + at::CRC32C;
+            out[at_crc..at_crc + 4].copy_from_slice(&crc.to_le_bytes());
         }
         Ok(())
     }
@@ -101,7 +103,7 @@ impl FrameOptions {
         })?;
         if directory {
             let flags = self.flags() | FLAG_DIRECTORY;
-            out[10..12].copy_from_slice(&flags.to_le_bytes());
+            out[at::FLAGS..at::FLAGS + 2].copy_from_slice(&flags.to_le_bytes());
         }
         Ok(out)
     }
