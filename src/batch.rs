@@ -35,6 +35,7 @@ use std::marker::PhantomData;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::de::Decoder;
 use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
@@ -232,7 +233,7 @@ impl<W: io::Write> BatchWriter<W> {
 /// [`Deserializer::deserialize_next`]).
 #[inline(always)]
 pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>, const D: bool>(
-    de: &mut Deserializer<R, D>,
+    de: &mut Decoder<R, D>,
     index: u64,
     base: u64,
     last_len: Option<&mut usize>,
@@ -279,7 +280,7 @@ fn in_record(e: Error, base: u64, index: u64) -> Error {
 pub struct SliceRecords<'de, T> {
     /// Reads without detail; a record that fails is read again with detail
     /// ([`record_error`]).
-    de: Deserializer<SliceRead<'de>, false>,
+    de: Decoder<SliceRead<'de>, false>,
     index: u64,
     /// Offset of the slice in the whole input.
     base: u64,
@@ -349,7 +350,7 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
         declared_len: Option<u64>,
     ) -> Self {
         SliceRecords {
-            de: Deserializer::undetailed(SliceRead::new(bytes), options),
+            de: Decoder::undetailed(SliceRead::new(bytes), options),
             index: 0,
             base,
             count_left: count,

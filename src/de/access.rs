@@ -3,16 +3,14 @@
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
-use super::{
-    Deserializer, detail, element_error, entry_error, fail, field_error, in_variant,
-    length_mismatch,
-};
+use super::Decoder;
+use super::{detail, element_error, entry_error, fail, field_error, in_variant, length_mismatch};
 use crate::error::{Error, ErrorKind, Result};
 use crate::read::{Read, WindowRead};
 
 /// Elements of a sequence or entries of a map, behind a count.
 pub(super) struct CountedAccess<'a, R, const D: bool> {
-    de: &'a mut Deserializer<R, D>,
+    de: &'a mut Decoder<R, D>,
     left: u32,
     index: u64,
     /// Offset at which the current map entry began.
@@ -36,7 +34,7 @@ impl<'a, 'de, R: Read<'de>, const D: bool> CountedAccess<'a, R, D> {
     /// claims nest. Streams give no hint: nothing is reserved on the word of
     /// the input.
     #[inline]
-    pub(super) fn new(de: &'a mut Deserializer<R, D>, count: u32) -> Self {
+    pub(super) fn new(de: &'a mut Decoder<R, D>, count: u32) -> Self {
         let reserved = de
             .read
             .remaining()
@@ -58,7 +56,7 @@ impl<'a, 'de, R: Read<'de>, const D: bool> CountedAccess<'a, R, D> {
     #[inline]
     fn read_buffered<T>(
         &mut self,
-        read: impl FnOnce(&mut Deserializer<WindowRead<'_>, false>) -> Result<T>,
+        read: impl FnOnce(&mut Decoder<WindowRead<'_>, false>) -> Result<T>,
     ) -> Option<T> {
         let (value, used) = self.de.read_buffered(self.last_len, read)?;
         self.last_len = used;
@@ -219,7 +217,7 @@ impl<'de, R: Read<'de>, const D: bool> de::MapAccess<'de> for CountedAccess<'_, 
 
 /// The values of a tuple, tuple struct or struct: a fixed number, no count.
 pub(super) struct FixedAccess<'a, R, const D: bool> {
-    pub(super) de: &'a mut Deserializer<R, D>,
+    pub(super) de: &'a mut Decoder<R, D>,
     pub(super) len: usize,
     pub(super) index: usize,
     pub(super) fields: Option<&'static [&'static str]>,
@@ -264,7 +262,7 @@ impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for FixedAccess<'_, R,
 
 /// An enum: the variant index, then the payload.
 pub(super) struct EnumAccess<'a, R, const D: bool> {
-    pub(super) de: &'a mut Deserializer<R, D>,
+    pub(super) de: &'a mut Decoder<R, D>,
     pub(super) name: &'static str,
     pub(super) variants: &'static [&'static str],
 }
@@ -304,7 +302,7 @@ impl<'de, 'a, R: Read<'de>, const D: bool> de::EnumAccess<'de> for EnumAccess<'a
 
 /// The payload of the variant just read.
 pub(super) struct VariantAccess<'a, R, const D: bool> {
-    de: &'a mut Deserializer<R, D>,
+    de: &'a mut Decoder<R, D>,
     variant: &'static str,
 }
 

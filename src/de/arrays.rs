@@ -3,11 +3,11 @@
 
 use serde::de::Visitor;
 
-use super::Deserializer;
+use super::Decoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::read::{Read, Reference};
 
-impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
+impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
     /// Reads an array: checks it against the directory (loaded and
     /// validated from the record's end at the first array), checks the
     /// padding, and hands the block to the visitor.

@@ -4,6 +4,7 @@
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+use super::Decoder;
 use super::Deserializer;
 use crate::error::Result;
 use crate::options::Options;
@@ -22,7 +23,7 @@ impl Options {
         // Point's two fields apart and load them back as one 8-byte value,
         // which the processor cannot forward (5.9 ns against 0.8 ns for a
         // Point in `benches/batch.rs`).
-        let mut quick = Deserializer::undetailed(SliceRead::new(bytes), *self).whole_record();
+        let mut quick = Decoder::undetailed(SliceRead::new(bytes), *self).whole_record();
         if let Ok(value) = T::deserialize(&mut quick)
             && quick.end().is_ok()
         {
@@ -53,7 +54,7 @@ impl Options {
         bytes: &'de [u8],
     ) -> Result<(T, &'de [u8])> {
         // As in `from_slice`, the value is returned from inside the `if`.
-        let mut quick = Deserializer::undetailed(SliceRead::new(bytes), *self);
+        let mut quick = Decoder::undetailed(SliceRead::new(bytes), *self);
         if let Ok(value) = T::deserialize(&mut quick) {
             return Ok((value, quick.into_read().rest()));
         }

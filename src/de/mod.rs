@@ -55,11 +55,10 @@ const IGNORED_ANY_FEATURES: &str = "serde::de::IgnoredAny and the skipping of un
 ///
 /// # Detail
 ///
-/// `DETAILED` is `true` for every deserializer a caller makes: each error
-/// says what was expected, at which byte, in which field of which struct.
-/// Kiln's own slice entry points ([`crate::from_slice`], the batch and frame
-/// readers) first read with `DETAILED = false`. Every failure is then one
-/// and the same error, so the compiler can check and load a struct's fields
+/// Every error says what was expected, at which byte, in which field of
+/// which struct. Kiln's own slice entry points ([`crate::from_slice`], the
+/// batch and frame readers) first read with a deserializer that keeps no
+/// detail. Every failure is then one and the same error, so the compiler can check and load a struct's fields
 /// together, as it would for a format without positions in its errors; and
 /// should that reading fail, they read the same bytes again with detail,
 /// for the error the caller gets. A `Deserialize` implementation therefore
@@ -78,7 +77,12 @@ const IGNORED_ANY_FEATURES: &str = "serde::de::IgnoredAny and the skipping of un
 /// larger than the buffer are not read twice each. From a stream too, then,
 /// a `Deserialize` runs twice on an element that fails, and once or twice
 /// on one that straddles the end of the buffer.
-pub struct Deserializer<R, const DETAILED: bool = true> {
+pub type Deserializer<R> = Decoder<R, true>;
+
+/// The deserializer with or without detail in its errors; see
+/// [`Deserializer`], the one callers make (`DETAILED = true`).
+#[doc(hidden)]
+pub struct Decoder<R, const DETAILED: bool> {
     read: R,
     depth_left: u32,
     zero_sized_left: u64,
@@ -117,7 +121,7 @@ impl<'de, R: Read<'de>> Deserializer<R> {
     }
 }
 
-impl<'de, R: Read<'de>> Deserializer<R, false> {
+impl<'de, R: Read<'de>> Decoder<R, false> {
     /// A deserializer without detailed errors, for a first attempt that
     /// is repeated with detail if it fails.
     pub(crate) fn undetailed(read: R, options: Options) -> Self {
@@ -125,11 +129,11 @@ impl<'de, R: Read<'de>> Deserializer<R, false> {
     }
 }
 
-impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
+impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
     #[inline]
     fn build(mut read: R, options: Options) -> Self {
         read.set_byte_limit(0, options.byte_limit);
-        Deserializer {
+        Decoder {
             read,
             depth_left: options.max_depth,
             zero_sized_left: options.zero_sized_limit,
@@ -222,8 +226,8 @@ impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
     /// An undetailed deserializer over a stream's buffered `window`, at
     /// this one's depth and with what is left of its budgets.
     #[inline(always)]
-    fn on_window<'w>(&self, window: &'w [u8]) -> Deserializer<WindowRead<'w>, false> {
-        Deserializer {
+    fn on_window<'w>(&self, window: &'w [u8]) -> Decoder<WindowRead<'w>, false> {
+        Decoder {
             read: WindowRead::new(window),
             depth_left: self.depth_left,
             zero_sized_left: self.zero_sized_left,
@@ -246,7 +250,7 @@ impl<'de, R: Read<'de>, const D: bool> Deserializer<R, D> {
     fn read_buffered<T>(
         &mut self,
         at_least: usize,
-        read: impl FnOnce(&mut Deserializer<WindowRead<'_>, false>) -> Result<T>,
+        read: impl FnOnce(&mut Decoder<WindowRead<'_>, false>) -> Result<T>,
     ) -> Option<(T, usize)> {
         let window = self.read.buffered_window()?;
         if window.len() < at_least.max(1) {

@@ -3,10 +3,8 @@
 
 use serde::de::{self, Visitor};
 
-use super::{
-    ANY_FEATURES, CountedAccess, Deserializer, EnumAccess, IDENTIFIER_FEATURES,
-    IGNORED_ANY_FEATURES,
-};
+use super::Decoder;
+use super::{ANY_FEATURES, CountedAccess, EnumAccess, IDENTIFIER_FEATURES, IGNORED_ANY_FEATURES};
 use crate::block::{self};
 use crate::error::{Error, ErrorKind, Result};
 use crate::read::{Read, Reference};
@@ -23,7 +21,7 @@ macro_rules! read_number {
     )*};
 }
 
-impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Deserializer<R, D> {
+impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Decoder<R, D> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {

@@ -12,6 +12,7 @@ use super::{
     HEADER_LEN, PayloadSource, le_u16, truncated,
 };
 use crate::batch::{SliceRecords, no_record_there};
+use crate::de::Decoder;
 use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, FlagMismatch, FrameField, Result};
 use crate::read::{IoRead, SliceRead};
@@ -78,7 +79,7 @@ impl FrameOptions {
         // with detail, to say what and where.
         // The value is returned from inside the `if`, not moved out of a
         // `Result` (see `Options::from_slice`).
-        let mut quick = Deserializer::undetailed(SliceRead::new(payload), self.options);
+        let mut quick = Decoder::undetailed(SliceRead::new(payload), self.options);
         if let Ok(value) = T::deserialize(&mut quick)
             && quick.offset() == payload.len() as u64
         {
