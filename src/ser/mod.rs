@@ -195,7 +195,9 @@ impl<O: Output, C: Check> Serializer<O, C> {
         shape: WrittenShape,
         len: usize,
     ) -> Result<Compound<'_, O, C>> {
-        self.check.written(Written::Struct { name, shape })?;
+        if C::ON {
+            self.check.written(Written::Struct { name, shape })?;
+        }
         Ok(Compound::fixed(self, name, len))
     }
 
@@ -208,12 +210,14 @@ impl<O: Output, C: Check> Serializer<O, C> {
         variant: &'static str,
         shape: WrittenShape,
     ) -> Result<()> {
-        self.check.written(Written::Variant {
-            name,
-            index,
-            variant,
-            shape,
-        })?;
+        if C::ON {
+            self.check.written(Written::Variant {
+                name,
+                index,
+                variant,
+                shape,
+            })?;
+        }
         self.write(&index.to_le_bytes())
     }
 
@@ -302,10 +306,13 @@ impl<'a, O: Output, C: Check> ser::Serializer for &'a mut Serializer<O, C> {
 
     #[inline]
     fn serialize_unit_struct(self, name: &'static str) -> Result<()> {
-        self.check.written(Written::Struct {
-            name,
-            shape: WrittenShape::Unit,
-        })
+        if C::ON {
+            self.check.written(Written::Struct {
+                name,
+                shape: WrittenShape::Unit,
+            })?;
+        }
+        Ok(())
     }
 
     #[inline]
@@ -329,10 +336,12 @@ impl<'a, O: Output, C: Check> ser::Serializer for &'a mut Serializer<O, C> {
         {
             return self.write_array(raw);
         }
-        self.check.written(Written::Struct {
-            name,
-            shape: WrittenShape::Newtype,
-        })?;
+        if C::ON {
+            self.check.written(Written::Struct {
+                name,
+                shape: WrittenShape::Newtype,
+            })?;
+        }
         value.serialize(self)
     }
 
