@@ -22,7 +22,7 @@ LAYERS = [
     ["block"],
     ["array"],
     ["de", "ser"],
-    ["schema"],
+    ["schema", "records"],
     ["batch"],
     ["frame"],
     ["lib"],

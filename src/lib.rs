@@ -63,6 +63,7 @@ mod fingerprint;
 pub mod frame;
 pub mod options;
 pub mod read;
+mod records;
 pub mod schema;
 pub mod ser;
 

@@ -13,6 +13,8 @@ mod arrays;
 mod entry;
 mod model;
 
+pub(crate) use entry::{Pass, two_pass, with_detail};
+
 use access::*;
 use model::*;
 
@@ -150,8 +152,14 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
     /// cannot, and reading an array there fails with
     /// [`ErrorKind::RecordEndUnknown`]).
     pub fn whole_record(mut self) -> Self {
-        self.arrays.whole_record = true;
+        self.set_whole_record();
         self
+    }
+
+    /// [`Deserializer::whole_record`] in place.
+    #[inline(always)]
+    pub(crate) fn set_whole_record(&mut self) {
+        self.arrays.whole_record = true;
     }
 
     /// Whether the record read so far met an array (and so loaded its

@@ -60,9 +60,9 @@ use std::io;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::batch::SliceRecords;
 use crate::error::Result;
 use crate::options::Options;
+use crate::records::SliceRecords;
 
 /// The 8 bytes every frame starts with: `89 'K' 'I' 'L' 'N' CR LF 1A`. The
 /// high first byte marks binary data; CR LF and 1A catch newline

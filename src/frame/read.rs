@@ -8,14 +8,14 @@ use serde::de::DeserializeOwned;
 
 use super::header::{at, plain_single};
 use super::{
-    FLAG_DIRECTORY, FLAG_SCHEMA, FLAG_STREAMED, FrameHeader, FrameOptions, FramedReaderRecords,
-    HEADER_LEN, PayloadSource, le_u16, truncated,
+    FLAG_DIRECTORY, FLAG_SCHEMA, FLAG_STREAMED, FrameEnd, FrameHeader, FrameOptions,
+    FramedReaderRecords, HEADER_LEN, PayloadSource, le_u16, truncated,
 };
-use crate::batch::{SliceRecords, no_record_there};
-use crate::de::Decoder;
 use crate::de::Deserializer;
+use crate::de::{Decoder, Pass, two_pass};
 use crate::error::{Error, ErrorKind, FlagMismatch, FrameField, Result};
-use crate::read::{IoRead, SliceRead};
+use crate::read::SliceRead;
+use crate::records::{SliceRecords, StreamRecords, no_record_there};
 use crate::schema;
 
 impl FrameOptions {
@@ -65,45 +65,21 @@ impl FrameOptions {
         self.single_record(payload.bytes, payload.offset)
     }
 
-    /// Reads the one record that must fill `payload` (at `offset`). Always
-    /// inlined, with its errors made out of line from scalars: a record
-    /// returned from a call comes back through memory, and for a small
-    /// record that costs more than reading it.
+    /// Reads the one record that must fill `payload` (at `offset`), in
+    /// two passes ([`two_pass`]). Always inlined, with its errors made out
+    /// of line from scalars: a record returned from a call comes back
+    /// through memory, and for a small record that costs more than reading it.
     #[inline(always)]
     fn single_record<'de, T: Deserialize<'de>>(
         &self,
         payload: &'de [u8],
         offset: u64,
     ) -> Result<T> {
-        // First without detail, which is faster; a failure is read again
-        // with detail, to say what and where.
-        // The value is returned from inside the `if`, not moved out of a
-        // `Result` (see `Options::from_slice`).
-        let mut quick = Decoder::undetailed(SliceRead::new(payload), self.options);
-        if let Ok(value) = T::deserialize(&mut quick)
-            && quick.offset() == payload.len() as u64
-        {
-            return Ok(value);
-        }
-        self.single_record_detailed(payload, offset)
-    }
-
-    /// [`FrameOptions::single_record`] with detailed errors.
-    #[cold]
-    #[inline(never)]
-    fn single_record_detailed<'de, T: Deserialize<'de>>(
-        &self,
-        payload: &'de [u8],
-        offset: u64,
-    ) -> Result<T> {
-        let mut de = Deserializer::with_options(SliceRead::new(payload), self.options);
-        let value = T::deserialize(&mut de)
-            .map_err(|e| single_record_error(e, payload.is_empty(), offset))?;
-        let used = de.offset();
-        if used != payload.len() as u64 {
-            return Err(payload_too_long(payload.len() as u64, used, offset));
-        }
-        Ok(value)
+        let pass = SingleRecord {
+            offset,
+            marker: std::marker::PhantomData,
+        };
+        two_pass(SliceRead::new(payload), self.options, &pass)
     }
 
     /// Reads the record of a frame with the DIRECTORY flag, which fills
@@ -193,7 +169,7 @@ impl FrameOptions {
         }
         let first = records.next();
         let second = records.next();
-        single(first, second, records.index).map_err(flag_clear)
+        single(first, second, records.index()).map_err(flag_clear)
     }
 
     /// Reads a framed batch from `bytes`: the header, the fingerprint and
@@ -266,15 +242,11 @@ impl FrameOptions {
         header.check_schema(schema::schema_of::<T>()?)?;
         not_a_batch(&header)?;
         let source = PayloadSource::new(reader, &header);
-        Ok(FramedReaderRecords {
-            de: Deserializer::with_options(IoRead::new(source), self.options),
-            base: header.payload_offset,
-            header,
-            index: 0,
-            last_len: 0,
-            done: false,
-            marker: std::marker::PhantomData,
-        })
+        Ok(FramedReaderRecords(StreamRecords::new(
+            source,
+            self.options,
+            FrameEnd { header },
+        )))
     }
 }
 
@@ -383,4 +355,27 @@ pub(super) fn read_up_to<R: io::Read>(reader: &mut R, buf: &mut [u8], base: u64)
         }
     }
     Ok(got)
+}
+
+/// The record of a single-record frame without arrays: it fills the
+/// payload, which starts at `offset` in the frame.
+struct SingleRecord<T> {
+    offset: u64,
+    marker: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<'de, T: Deserialize<'de>> Pass<'de> for SingleRecord<T> {
+    type Value = T;
+
+    #[inline(always)]
+    fn run<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<T> {
+        let len = de.read_ref().rest().len() as u64;
+        let value =
+            T::deserialize(&mut *de).map_err(|e| single_record_error(e, len == 0, self.offset))?;
+        let used = de.offset();
+        if used != len {
+            return Err(payload_too_long(len, used, self.offset));
+        }
+        Ok(value)
+    }
 }

@@ -6,10 +6,8 @@ use std::io;
 use serde::de::DeserializeOwned;
 
 use super::{FrameHeader, TRAILER_LEN, Trailer, read_up_to, truncated};
-use crate::batch::{no_record_there, read_record};
-use crate::de::Deserializer;
 use crate::error::{Error, ErrorKind, Result};
-use crate::read::IoRead;
+use crate::records::{StreamEnd, StreamRecords};
 
 // ---------------------------------------------------------------------------
 // Reading from io::Read
@@ -142,40 +140,82 @@ impl<R: io::Read> io::Read for PayloadSource<R> {
 
 /// Reads the records of a framed batch from an [`io::Read`]; see
 /// [`FrameOptions::batch_from_reader`](super::FrameOptions::batch_from_reader).
-pub struct FramedReaderRecords<R, T> {
-    pub(super) de: Deserializer<IoRead<PayloadSource<R>>>,
-    pub(super) header: FrameHeader,
-    pub(super) base: u64,
-    pub(super) index: u64,
-    /// Bytes the last record took.
-    pub(super) last_len: usize,
-    pub(super) done: bool,
-    pub(super) marker: std::marker::PhantomData<fn() -> T>,
-}
+pub struct FramedReaderRecords<R, T>(pub(super) StreamRecords<PayloadSource<R>, T, FrameEnd>);
 
 impl<R: io::Read, T: DeserializeOwned> FramedReaderRecords<R, T> {
     /// The frame's header.
     pub fn header(&self) -> &FrameHeader {
-        &self.header
+        &self.0.end().header
     }
 
     /// Records read so far.
     pub fn index(&self) -> u64 {
-        self.index
+        self.0.index()
+    }
+}
+
+impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
+    type Item = Result<T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Result<T>> {
+        self.0.next()
+    }
+}
+
+impl<R, T> std::fmt::Debug for FramedReaderRecords<R, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt_as("FramedReaderRecords", f)
+    }
+}
+
+/// What ends a framed batch read from a stream: the count and length of
+/// its header, or of its trailer when streamed, then its checksum and the
+/// end of the input.
+pub(super) struct FrameEnd {
+    pub(super) header: FrameHeader,
+}
+
+impl<R: io::Read> StreamEnd<PayloadSource<R>> for FrameEnd {
+    fn base(&self) -> u64 {
+        self.header.payload_offset
     }
 
-    /// The offset in the frame of the next payload byte.
-    fn offset(&self) -> u64 {
-        self.base.saturating_add(self.de.offset())
+    /// A streamed frame's count is known once its trailer is reached.
+    fn declared(&mut self, src: &mut PayloadSource<R>, at_eof: bool) -> Option<u64> {
+        match self.header.record_count {
+            Some(count) => Some(count),
+            None if at_eof => src
+                .trailer_check(self.header.flags)
+                .ok()
+                .map(|t| t.record_count),
+            None => None,
+        }
     }
 
-    /// The payload ended where a record should start: check the frame's
-    /// declarations (count, length, trailer, checksum, end of input).
-    fn finish(&mut self) -> Result<()> {
-        let offset = self.offset();
-        let index = self.index;
-        let header = self.header.clone();
-        let src = self.de.read_mut().get_mut();
+    fn reads_empty_records(&self, src: &PayloadSource<R>) -> bool {
+        !src.short
+    }
+
+    fn finish(
+        &mut self,
+        src: &mut PayloadSource<R>,
+        index: u64,
+        offset: u64,
+        consumed: u64,
+        at_eof: bool,
+    ) -> Result<()> {
+        let header = &self.header;
+        if !at_eof {
+            // All declared records were read but payload bytes remain.
+            return Err(Error::at(
+                ErrorKind::PayloadLengthMismatch {
+                    declared: header.payload_len.unwrap_or(0),
+                    found: consumed,
+                },
+                offset,
+            ));
+        }
         let (declared_count, crc, crc_at) = match (header.record_count, header.payload_len) {
             (Some(count), Some(len)) => {
                 if src.short {
@@ -193,7 +233,6 @@ impl<R: io::Read, T: DeserializeOwned> FramedReaderRecords<R, T> {
                 (count, header.checksum, 40)
             }
             _ => {
-                let t_at = offset;
                 let trailer = src.trailer_check(header.flags)?;
                 if trailer.payload_len != src.delivered {
                     return Err(Error::at(
@@ -201,10 +240,10 @@ impl<R: io::Read, T: DeserializeOwned> FramedReaderRecords<R, T> {
                             declared: trailer.payload_len,
                             found: src.delivered,
                         },
-                        t_at + 8,
+                        offset + 8,
                     ));
                 }
-                (trailer.record_count, trailer.checksum, t_at + 16)
+                (trailer.record_count, trailer.checksum, offset + 16)
             }
         };
         if let Some(expected) = crc
@@ -230,109 +269,21 @@ impl<R: io::Read, T: DeserializeOwned> FramedReaderRecords<R, T> {
         Ok(())
     }
 
-    /// All declared records were read but payload bytes remain.
-    fn leftover(&mut self) -> Error {
-        let declared = self.header.payload_len.unwrap_or(0);
-        Error::at(
-            ErrorKind::PayloadLengthMismatch {
-                declared,
-                found: self.de.offset(),
-            },
-            self.offset(),
-        )
-    }
-}
-
-impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
-    type Item = Result<T>;
-
-    fn next(&mut self) -> Option<Result<T>> {
-        if self.done {
-            return None;
+    fn explain(&mut self, src: &mut PayloadSource<R>, e: Error) -> Error {
+        // A streamed frame cut short shows first as a record cut short;
+        // its trailer says what really happened, as it does for a slice,
+        // whose trailer is checked first.
+        if src.eof
+            && self.header.is_streamed()
+            && let Err(trailer) = src.trailer_check(self.header.flags)
+        {
+            return trailer;
         }
-        let at_eof = match self.de.read_mut().at_eof() {
-            Ok(v) => v,
-            Err(e) => {
-                self.done = true;
-                return Some(Err(e.shifted(self.base)));
-            }
-        };
-        // A streamed frame's count is known once its trailer is reached.
-        let declared = match self.header.record_count {
-            Some(count) => Some(count),
-            None if at_eof => {
-                let src = self.de.read_mut().get_mut();
-                src.trailer_check(self.header.flags)
-                    .ok()
-                    .map(|t| t.record_count)
-            }
-            None => None,
-        };
-        if declared == Some(self.index) {
-            self.done = true;
-            if !at_eof {
-                return Some(Err(self.leftover()));
-            }
-            return self.finish().err().map(Err);
+        if src.short
+            && let Some(len) = self.header.payload_len
+        {
+            return truncated("payload", len, src.delivered, self.header.payload_offset);
         }
-        if at_eof {
-            // Only records of no bytes (`()`, unit structs) can follow.
-            let more = declared.is_some_and(|d| d > self.index);
-            if more && !self.de.read_mut().get_mut().short {
-                match read_record(
-                    &mut self.de,
-                    self.index,
-                    self.base,
-                    Some(&mut self.last_len),
-                ) {
-                    Ok(value) => {
-                        self.index += 1;
-                        return Some(Ok(value));
-                    }
-                    Err(e) if !no_record_there(&e, at_eof) => {
-                        self.done = true;
-                        return Some(Err(e));
-                    }
-                    Err(_) => {}
-                }
-            }
-            self.done = true;
-            return self.finish().err().map(Err);
-        }
-        match read_record(
-            &mut self.de,
-            self.index,
-            self.base,
-            Some(&mut self.last_len),
-        ) {
-            Ok(value) => {
-                self.index += 1;
-                Some(Ok(value))
-            }
-            Err(e) => {
-                self.done = true;
-                let src = self.de.read_mut().get_mut();
-                // A streamed frame cut short shows first as a record cut
-                // short; its trailer says what really happened, as it
-                // does for a slice, whose trailer is checked first.
-                if src.eof
-                    && self.header.is_streamed()
-                    && let Err(trailer) = src.trailer_check(self.header.flags)
-                {
-                    return Some(Err(trailer));
-                }
-                if src.short
-                    && let Some(len) = self.header.payload_len
-                {
-                    return Some(Err(truncated(
-                        "payload",
-                        len,
-                        src.delivered,
-                        self.header.payload_offset,
-                    )));
-                }
-                Some(Err(e))
-            }
-        }
+        e
     }
 }
