@@ -5,26 +5,13 @@
 
 use std::process::ExitCode;
 
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 const LEVELS: usize = 1_000_000;
 
-/// A recursive enum: `01 00 00 00` per link, `00 00 00 00` at the end.
-#[derive(Deserialize, Debug)]
-#[allow(dead_code)]
-enum Chain {
-    End,
-    Link(Box<Chain>),
-}
-
-/// A sequence nesting through itself: a count of 1 per level.
-#[derive(Deserialize, Debug)]
-struct Nest(#[allow(dead_code)] Vec<Nest>);
-
-/// An option nesting through itself: a tag `01` per level.
-#[derive(Deserialize, Debug)]
-struct Opt(#[allow(dead_code)] Option<Box<Opt>>);
+#[path = "common/nesting.rs"]
+mod nesting;
+use nesting::{Chain, Nest, Opt};
 
 /// A plain `Vec<Vec<...>>` eight levels deep inside the recursion, so the
 /// limit is met inside generic containers as well as user types.

@@ -237,21 +237,15 @@ impl FrameHeader {
         let crc = le_u32(h, at::CRC32C);
         let streamed = flags & FLAG_STREAMED != 0;
         if streamed {
-            if count != UNKNOWN {
-                return Err(field(
-                    FrameField::RecordCount,
-                    "ff..ff in a streamed frame",
-                    count,
-                    at::RECORD_COUNT as u64,
-                ));
-            }
-            if len != UNKNOWN {
-                return Err(field(
-                    FrameField::PayloadLen,
-                    "ff..ff in a streamed frame",
-                    len,
-                    at::PAYLOAD_LEN as u64,
-                ));
+            // Both are in the trailer, and the header says so with all ones.
+            for (name, value, offset) in [
+                (FrameField::RecordCount, count, at::RECORD_COUNT),
+                (FrameField::PayloadLen, len, at::PAYLOAD_LEN),
+            ] {
+                if value != UNKNOWN {
+                    let expected = "ff..ff in a streamed frame";
+                    return Err(field(name, expected, value, offset as u64));
+                }
             }
         }
         if flags & FLAG_DIRECTORY != 0 {

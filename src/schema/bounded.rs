@@ -68,6 +68,24 @@ struct Seed<S> {
     depth: u32,
 }
 
+impl<A> Wrap<A> {
+    /// `seed`, to be run at this level.
+    fn seed<S>(&self, seed: S) -> Seed<S> {
+        Seed {
+            inner: seed,
+            depth: self.depth,
+        }
+    }
+
+    /// `visitor`, to be run at this level.
+    fn wrap<V>(&self, visitor: V) -> Wrap<V> {
+        Wrap {
+            inner: visitor,
+            depth: self.depth,
+        }
+    }
+}
+
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<S> {
     type Value = S::Value;
 
@@ -79,10 +97,11 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<S> {
     }
 }
 
+/// Methods that pass their arguments on and wrap the visitor.
 macro_rules! forward {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-            self.inner.$method(Wrap { inner: visitor, depth: self.depth })
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
+            self.inner.$method($($arg,)* Wrap { inner: visitor, depth: self.depth })
         }
     )*};
 }
@@ -91,87 +110,19 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Bounded<D> {
     type Error = D::Error;
 
     forward! {
-        deserialize_any deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32
-        deserialize_i64 deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32
-        deserialize_u64 deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char
-        deserialize_str deserialize_string deserialize_bytes deserialize_byte_buf
-        deserialize_option deserialize_unit deserialize_seq deserialize_map
-        deserialize_identifier deserialize_ignored_any
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap {
-            inner: visitor,
-            depth: self.depth,
-        };
-        self.inner.deserialize_unit_struct(name, visitor)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap {
-            inner: visitor,
-            depth: self.depth,
-        };
-        self.inner.deserialize_newtype_struct(name, visitor)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap {
-            inner: visitor,
-            depth: self.depth,
-        };
-        self.inner.deserialize_tuple(len, visitor)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap {
-            inner: visitor,
-            depth: self.depth,
-        };
-        self.inner.deserialize_tuple_struct(name, len, visitor)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap {
-            inner: visitor,
-            depth: self.depth,
-        };
-        self.inner.deserialize_struct(name, fields, visitor)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let visitor = Wrap {
-            inner: visitor,
-            depth: self.depth,
-        };
-        self.inner.deserialize_enum(name, variants, visitor)
+        deserialize_any() deserialize_bool() deserialize_i8() deserialize_i16()
+        deserialize_i32() deserialize_i64() deserialize_i128() deserialize_u8()
+        deserialize_u16() deserialize_u32() deserialize_u64() deserialize_u128()
+        deserialize_f32() deserialize_f64() deserialize_char() deserialize_str()
+        deserialize_string() deserialize_bytes() deserialize_byte_buf() deserialize_option()
+        deserialize_unit() deserialize_seq() deserialize_map() deserialize_identifier()
+        deserialize_ignored_any()
+        deserialize_unit_struct(name: &'static str)
+        deserialize_newtype_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
     }
 
     fn is_human_readable(&self) -> bool {
@@ -243,10 +194,7 @@ impl<'de, A: de::SeqAccess<'de>> de::SeqAccess<'de> for Wrap<A> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, A::Error> {
-        let seed = Seed {
-            inner: seed,
-            depth: self.depth,
-        };
+        let seed = self.seed(seed);
         self.inner.next_element_seed(seed)
     }
 
@@ -262,18 +210,12 @@ impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for Wrap<A> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
-        let seed = Seed {
-            inner: seed,
-            depth: self.depth,
-        };
+        let seed = self.seed(seed);
         self.inner.next_key_seed(seed)
     }
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
-        let seed = Seed {
-            inner: seed,
-            depth: self.depth,
-        };
+        let seed = self.seed(seed);
         self.inner.next_value_seed(seed)
     }
 
@@ -311,18 +253,12 @@ impl<'de, A: de::VariantAccess<'de>> de::VariantAccess<'de> for Wrap<A> {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, A::Error> {
-        let seed = Seed {
-            inner: seed,
-            depth: self.depth,
-        };
+        let seed = self.seed(seed);
         self.inner.newtype_variant_seed(seed)
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
-        let visitor = Wrap {
-            inner: visitor,
-            depth: self.depth,
-        };
+        let visitor = self.wrap(visitor);
         self.inner.tuple_variant(len, visitor)
     }
 
@@ -331,10 +267,7 @@ impl<'de, A: de::VariantAccess<'de>> de::VariantAccess<'de> for Wrap<A> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, A::Error> {
-        let visitor = Wrap {
-            inner: visitor,
-            depth: self.depth,
-        };
+        let visitor = self.wrap(visitor);
         self.inner.struct_variant(fields, visitor)
     }
 }

@@ -201,6 +201,20 @@ impl<O: Output, C: Check> Serializer<O, C> {
         Ok(Compound::fixed(self, name, len))
     }
 
+    /// Writes a variant's index and opens its `len` values.
+    #[inline]
+    fn open_variant(
+        &mut self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        shape: WrittenShape,
+        len: usize,
+    ) -> Result<Compound<'_, O, C>> {
+        self.write_variant(name, index, variant, shape)?;
+        Ok(Compound::fixed(self, name, len))
+    }
+
     /// Writes a variant's index, after telling the check what follows it.
     #[inline]
     fn write_variant(
@@ -405,8 +419,7 @@ impl<'a, O: Output, C: Check> ser::Serializer for &'a mut Serializer<O, C> {
         variant: &'static str,
         len: usize,
     ) -> Result<Compound<'a, O, C>> {
-        self.write_variant(name, index, variant, WrittenShape::Tuple(len))?;
-        Ok(Compound::fixed(self, name, len))
+        self.open_variant(name, index, variant, WrittenShape::Tuple(len), len)
     }
 
     #[inline]
@@ -427,8 +440,7 @@ impl<'a, O: Output, C: Check> ser::Serializer for &'a mut Serializer<O, C> {
         variant: &'static str,
         len: usize,
     ) -> Result<Compound<'a, O, C>> {
-        self.write_variant(name, index, variant, WrittenShape::Fields(len))?;
-        Ok(Compound::fixed(self, name, len))
+        self.open_variant(name, index, variant, WrittenShape::Fields(len), len)
     }
 
     fn is_human_readable(&self) -> bool {

@@ -1,12 +1,14 @@
 //! What the test binaries share: hex text, the spec's vector and golden
 //! files, the `Point` and `Message` of the spec, and the helpers in the
 //! submodules (a counting allocator, readers that hand out bytes in pieces,
-//! a type with every serde kind, the golden array record).
+//! a type with every serde kind, the golden array record, types nesting
+//! through themselves).
 
 #![allow(dead_code)]
 
 pub mod alloc;
 pub mod arrays_golden;
+pub mod nesting;
 pub mod pieces;
 pub mod rich;
 

@@ -17,6 +17,7 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::io;
 
+use crate::common::nesting::{Chain, Nest, Opt};
 use alloc::{Cost, measure};
 use quickcheck::{QuickCheck, TestResult};
 use rich::{RichOwned, RichRef, Unit};
@@ -206,10 +207,6 @@ fn nested_vectors_claiming_as_many_as_there_are_bytes() {
     );
 }
 
-/// A sequence that nests through itself, for depth and memory checks.
-#[derive(Deserialize, Debug)]
-struct Nest(#[allow(dead_code)] Vec<Nest>);
-
 #[test]
 fn nested_vectors_at_every_level_of_the_depth_limit() {
     // 127 levels each claim every remaining byte as an element: a decoder
@@ -285,18 +282,6 @@ fn random_bytes_peak_is_linear_in_the_input() {
 }
 
 // ----- depth ----------------------------------------------------------------
-
-/// A recursive enum.
-#[derive(Deserialize, Debug)]
-#[allow(dead_code)]
-enum Chain {
-    End,
-    Link(Box<Chain>),
-}
-
-/// Nesting through `Option<Box<..>>`.
-#[derive(Deserialize, Debug)]
-struct Opt(#[allow(dead_code)] Option<Box<Opt>>);
 
 fn depth_error<T: DeserializeOwned>(input: &[u8]) -> (String, Option<u64>, String, Option<u64>) {
     let e = kiln::from_slice::<T>(input).map(drop).unwrap_err();

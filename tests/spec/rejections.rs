@@ -52,13 +52,7 @@ enum Shape {
     Label { text: String, size: u8 },
 }
 
-/// A recursive enum: one nesting level and four bytes per link.
-#[derive(Deserialize, Debug)]
-#[allow(dead_code)]
-enum Chain {
-    End,
-    Link(Box<Chain>),
-}
+use crate::common::nesting::Chain;
 
 /// A chain of options: one nesting level and one tag byte per `Some`.
 #[derive(Deserialize, Debug)]

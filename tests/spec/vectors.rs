@@ -1168,46 +1168,27 @@ impl CanonSeq {
     }
 }
 
-impl ser::SerializeSeq for CanonSeq {
-    type Ok = Value;
-    type Error = VErr;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), VErr> {
-        self.push(v)
-    }
-    fn end(self) -> Result<Value, VErr> {
-        self.done()
-    }
+/// The sequence-like compounds all push their values in order.
+macro_rules! canon_seq {
+    ($($trait:ident::$method:ident)*) => {$(
+        impl ser::$trait for CanonSeq {
+            type Ok = Value;
+            type Error = VErr;
+            fn $method<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), VErr> {
+                self.push(v)
+            }
+            fn end(self) -> Result<Value, VErr> {
+                self.done()
+            }
+        }
+    )*};
 }
-impl ser::SerializeTuple for CanonSeq {
-    type Ok = Value;
-    type Error = VErr;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), VErr> {
-        self.push(v)
-    }
-    fn end(self) -> Result<Value, VErr> {
-        self.done()
-    }
+
+canon_seq! {
+    SerializeSeq::serialize_element SerializeTuple::serialize_element
+    SerializeTupleStruct::serialize_field SerializeTupleVariant::serialize_field
 }
-impl ser::SerializeTupleStruct for CanonSeq {
-    type Ok = Value;
-    type Error = VErr;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), VErr> {
-        self.push(v)
-    }
-    fn end(self) -> Result<Value, VErr> {
-        self.done()
-    }
-}
-impl ser::SerializeTupleVariant for CanonSeq {
-    type Ok = Value;
-    type Error = VErr;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), VErr> {
-        self.push(v)
-    }
-    fn end(self) -> Result<Value, VErr> {
-        self.done()
-    }
-}
+
 impl ser::SerializeMap for CanonSeq {
     type Ok = Value;
     type Error = VErr;
@@ -1250,37 +1231,27 @@ impl CanonStruct {
     }
 }
 
-impl ser::SerializeStruct for CanonStruct {
-    type Ok = Value;
-    type Error = VErr;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        k: &'static str,
-        v: &T,
-    ) -> Result<(), VErr> {
-        self.field(k, v)
-    }
-    fn skip_field(&mut self, k: &'static str) -> Result<(), VErr> {
-        fail(format!("field {k} skipped: the value form is complete"))
-    }
-    fn end(self) -> Result<Value, VErr> {
-        self.done()
-    }
+/// Structs and struct variants both take named fields, none skipped.
+macro_rules! canon_struct {
+    ($($trait:ident)*) => {$(
+        impl ser::$trait for CanonStruct {
+            type Ok = Value;
+            type Error = VErr;
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                k: &'static str,
+                v: &T,
+            ) -> Result<(), VErr> {
+                self.field(k, v)
+            }
+            fn skip_field(&mut self, k: &'static str) -> Result<(), VErr> {
+                fail(format!("field {k} skipped: the value form is complete"))
+            }
+            fn end(self) -> Result<Value, VErr> {
+                self.done()
+            }
+        }
+    )*};
 }
-impl ser::SerializeStructVariant for CanonStruct {
-    type Ok = Value;
-    type Error = VErr;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        k: &'static str,
-        v: &T,
-    ) -> Result<(), VErr> {
-        self.field(k, v)
-    }
-    fn skip_field(&mut self, k: &'static str) -> Result<(), VErr> {
-        fail(format!("field {k} skipped: the value form is complete"))
-    }
-    fn end(self) -> Result<Value, VErr> {
-        self.done()
-    }
-}
+
+canon_struct! { SerializeStruct SerializeStructVariant }
