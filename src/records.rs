@@ -155,14 +155,13 @@ fn record_error<'de, T: Deserialize<'de>>(
     base: u64,
     zero_sized_left: u64,
 ) -> Error {
-    let read = SliceRead::from_parts(rest, len);
     let record = OneRecord {
         index,
         base,
         zero_sized_left,
         marker: PhantomData::<fn() -> T>,
     };
-    match with_detail(read, options, &record) {
+    match with_detail(rest, len, &options, &record) {
         Err(e) => e,
         Ok(_) => Error::at(
             ErrorKind::Custom(
@@ -170,7 +169,7 @@ fn record_error<'de, T: Deserialize<'de>>(
                  its Deserialize implementation is not deterministic"
                     .into(),
             ),
-            base.saturating_add(read.offset()),
+            base.saturating_add((len - rest.len()) as u64),
         )
         .in_record(index),
     }
@@ -187,10 +186,18 @@ struct OneRecord<T> {
 
 impl<'de, T: Deserialize<'de>> Pass<'de> for OneRecord<T> {
     type Value = T;
+    type Output = T;
 
-    fn run<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<T> {
+    fn start<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) {
         de.set_zero_sized_left(self.zero_sized_left);
+    }
+
+    fn read<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<T> {
         read_record(de, self.index, self.base, None)
+    }
+
+    fn output<const D: bool>(value: T, _: &Decoder<SliceRead<'de>, D>) -> T {
+        value
     }
 }
 
@@ -445,6 +452,8 @@ impl<S: io::Read, T, E> StreamRecords<S, T, E> {
 
 impl<S: io::Read, T: DeserializeOwned, E: StreamEnd<S>> StreamRecords<S, T, E> {
     /// The records are over: what `E` finds wrong there, if anything.
+    #[cold]
+    #[inline(never)]
     fn finish(&mut self, at_eof: bool) -> Option<Result<T>> {
         self.done = true;
         let consumed = self.de.offset();
@@ -456,15 +465,21 @@ impl<S: io::Read, T: DeserializeOwned, E: StreamEnd<S>> StreamRecords<S, T, E> {
             .map(Err)
     }
 
-    /// Reads the next record, counting it, or explains its error.
-    fn record(&mut self) -> Result<T> {
+    /// Reads the next record, counting it, or explains its error. Always
+    /// inlined into `next`: a record returned from a call comes back
+    /// through memory.
+    #[inline(always)]
+    fn record(&mut self) -> Option<Result<T>> {
         let base = self.end.base();
         match read_record(&mut self.de, self.index, base, Some(&mut self.last_len)) {
             Ok(value) => {
                 self.index += 1;
-                Ok(value)
+                Some(Ok(value))
             }
-            Err(e) => Err(self.end.explain(self.de.read_mut().get_mut(), e)),
+            Err(e) => {
+                self.done = true;
+                Some(Err(self.end.explain(self.de.read_mut().get_mut(), e)))
+            }
         }
     }
 }
@@ -472,6 +487,7 @@ impl<S: io::Read, T: DeserializeOwned, E: StreamEnd<S>> StreamRecords<S, T, E> {
 impl<S: io::Read, T: DeserializeOwned, E: StreamEnd<S>> Iterator for StreamRecords<S, T, E> {
     type Item = Result<T>;
 
+    #[inline]
     fn next(&mut self) -> Option<Result<T>> {
         if self.done {
             return None;
@@ -492,18 +508,12 @@ impl<S: io::Read, T: DeserializeOwned, E: StreamEnd<S>> Iterator for StreamRecor
             let more = declared.is_some_and(|d| d > self.index);
             if more && self.end.reads_empty_records(self.de.read_mut().get_mut()) {
                 match self.record() {
-                    Ok(value) => return Some(Ok(value)),
-                    Err(e) if !no_record_there(&e, at_eof) => {
-                        self.done = true;
-                        return Some(Err(e));
-                    }
-                    Err(_) => {}
+                    Some(Err(e)) if no_record_there(&e, at_eof) => {}
+                    record => return record,
                 }
             }
             return self.finish(at_eof);
         }
-        let record = self.record();
-        self.done = record.is_err();
-        Some(record)
+        self.record()
     }
 }

@@ -12,36 +12,62 @@ use serde::de::DeserializeOwned;
 
 use super::Decoder;
 use super::Deserializer;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::options::Options;
 use crate::read::{IoRead, SliceRead};
 
-/// One reading of a slice, written once for both levels of detail.
+/// One reading of a slice, written once for both levels of detail: the
+/// value, then the checks after it, then what the caller gets.
 pub(crate) trait Pass<'de> {
-    type Value;
-    /// Reads with `de`, from the start of its input.
-    fn run<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<Self::Value>;
+    type Value: Deserialize<'de>;
+    type Output;
+    /// Sets `de` up before the value (a whole record, a budget).
+    #[inline(always)]
+    fn start<const D: bool>(&self, _de: &mut Decoder<SliceRead<'de>, D>) {}
+    /// Reads the value with `de`, from the start of its input.
+    #[inline(always)]
+    fn read<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<Self::Value> {
+        Self::Value::deserialize(de)
+    }
+    /// Completes an error of [`Pass::read`] in the detailed pass only (the
+    /// first pass drops its errors): `rest` is where the reading began.
+    /// An error without an offset comes from the value's own `Deserialize`
+    /// at the top level (a `try_from` that fails, a `Duration` that
+    /// overflows): it points at the value's start.
+    fn explain(&self, e: Error, _rest: &'de [u8]) -> Error {
+        e.or_offset(0)
+    }
+    /// Checks what must hold after the value (the end of the input).
+    #[inline(always)]
+    fn end<const D: bool>(&self, _de: &mut Decoder<SliceRead<'de>, D>) -> Result<()> {
+        Ok(())
+    }
+    /// What the caller gets: the value, and perhaps what `de` left.
+    fn output<const D: bool>(value: Self::Value, de: &Decoder<SliceRead<'de>, D>) -> Self::Output;
 }
 
 /// Runs `pass` over `read` without detail and, if that fails, again with
 /// detail ([`with_detail`]).
 ///
-/// Always inlined: the value is returned from inside the `if`, not passed
-/// on from a `Result` across a call. Moving it out of one made the
-/// compiler store a Point's two fields apart and load them back as one
-/// 8-byte value, which the processor cannot forward (5.9 ns against 0.8 ns
-/// for a Point in `benches/batch.rs`).
+/// Always inlined, and the value is returned from inside the `if`, never
+/// moved out of a `Result` built around it: that made the compiler store
+/// a Point's two fields apart and load them back as one 8-byte value,
+/// which the processor cannot forward (5.9 ns against 0.8 ns for a Point
+/// in `benches/batch.rs`).
 #[inline(always)]
 pub(crate) fn two_pass<'de, P: Pass<'de>>(
-    read: SliceRead<'de>,
-    options: Options,
+    bytes: &'de [u8],
+    options: &Options,
     pass: &P,
-) -> Result<P::Value> {
-    let mut quick = Decoder::undetailed(read, options);
-    if let Ok(value) = pass.run(&mut quick) {
-        return Ok(value);
+) -> Result<P::Output> {
+    let mut quick = Decoder::undetailed(SliceRead::new(bytes), *options);
+    pass.start(&mut quick);
+    if let Ok(value) = pass.read(&mut quick)
+        && pass.end(&mut quick).is_ok()
+    {
+        return Ok(P::output(value, &quick));
     }
-    with_detail(read, options, pass)
+    with_detail(bytes, bytes.len(), options, pass)
 }
 
 /// The second pass of [`two_pass`]: `pass` over `read` with detailed
@@ -51,11 +77,16 @@ pub(crate) fn two_pass<'de, P: Pass<'de>>(
 #[cold]
 #[inline(never)]
 pub(crate) fn with_detail<'de, P: Pass<'de>>(
-    read: SliceRead<'de>,
-    options: Options,
+    rest: &'de [u8],
+    len: usize,
+    options: &Options,
     pass: &P,
-) -> Result<P::Value> {
-    pass.run(&mut Deserializer::with_options(read, options))
+) -> Result<P::Output> {
+    let mut de = Deserializer::with_options(SliceRead::from_parts(rest, len), *options);
+    pass.start(&mut de);
+    let value = pass.read(&mut de).map_err(|e| pass.explain(e, rest))?;
+    pass.end(&mut de)?;
+    Ok(P::output(value, &de))
 }
 
 /// A whole bare record: the input holds it and nothing else.
@@ -63,16 +94,21 @@ struct WholeRecord<T>(std::marker::PhantomData<fn() -> T>);
 
 impl<'de, T: Deserialize<'de>> Pass<'de> for WholeRecord<T> {
     type Value = T;
+    type Output = T;
 
     #[inline(always)]
-    fn run<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<T> {
+    fn start<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) {
         de.set_whole_record();
-        // An error without an offset comes from the value's own
-        // `Deserialize` at the top level (a `try_from` that fails, a
-        // `Duration` that overflows): it points at the value's start.
-        let value = T::deserialize(&mut *de).map_err(|e| e.or_offset(0))?;
-        de.end()?;
-        Ok(value)
+    }
+
+    #[inline(always)]
+    fn end<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<()> {
+        de.end()
+    }
+
+    #[inline(always)]
+    fn output<const D: bool>(value: T, _: &Decoder<SliceRead<'de>, D>) -> T {
+        value
     }
 }
 
@@ -80,13 +116,12 @@ impl<'de, T: Deserialize<'de>> Pass<'de> for WholeRecord<T> {
 struct Prefix<T>(std::marker::PhantomData<fn() -> T>);
 
 impl<'de, T: Deserialize<'de>> Pass<'de> for Prefix<T> {
-    type Value = (T, &'de [u8]);
+    type Value = T;
+    type Output = (T, &'de [u8]);
 
     #[inline(always)]
-    fn run<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<Self::Value> {
-        // As in `WholeRecord`, an error without an offset is the value's.
-        let value = T::deserialize(&mut *de).map_err(|e| e.or_offset(0))?;
-        Ok((value, de.read_ref().rest()))
+    fn output<const D: bool>(value: T, de: &Decoder<SliceRead<'de>, D>) -> Self::Output {
+        (value, de.read_ref().rest())
     }
 }
 
@@ -96,11 +131,7 @@ impl Options {
     /// # Errors
     /// As [`crate::from_slice`].
     pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
-        two_pass(
-            SliceRead::new(bytes),
-            *self,
-            &WholeRecord(std::marker::PhantomData),
-        )
+        two_pass(bytes, self, &WholeRecord(std::marker::PhantomData))
     }
 
     /// [`crate::take_from_slice`] with these limits.
@@ -111,11 +142,7 @@ impl Options {
         &self,
         bytes: &'de [u8],
     ) -> Result<(T, &'de [u8])> {
-        two_pass(
-            SliceRead::new(bytes),
-            *self,
-            &Prefix(std::marker::PhantomData),
-        )
+        two_pass(bytes, self, &Prefix(std::marker::PhantomData))
     }
 
     /// [`crate::from_reader`] with these limits.

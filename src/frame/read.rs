@@ -79,7 +79,7 @@ impl FrameOptions {
             offset,
             marker: std::marker::PhantomData,
         };
-        two_pass(SliceRead::new(payload), self.options, &pass)
+        two_pass(payload, &self.options, &pass)
     }
 
     /// Reads the record of a frame with the DIRECTORY flag, which fills
@@ -366,16 +366,23 @@ struct SingleRecord<T> {
 
 impl<'de, T: Deserialize<'de>> Pass<'de> for SingleRecord<T> {
     type Value = T;
+    type Output = T;
+
+    fn explain(&self, e: Error, rest: &'de [u8]) -> Error {
+        single_record_error(e, rest.is_empty(), self.offset)
+    }
 
     #[inline(always)]
-    fn run<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<T> {
-        let len = de.read_ref().rest().len() as u64;
-        let value =
-            T::deserialize(&mut *de).map_err(|e| single_record_error(e, len == 0, self.offset))?;
-        let used = de.offset();
-        if used != len {
-            return Err(payload_too_long(len, used, self.offset));
+    fn end<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<()> {
+        let (used, rest) = (de.offset(), de.read_ref().rest().len() as u64);
+        if rest != 0 {
+            return Err(payload_too_long(used + rest, used, self.offset));
         }
-        Ok(value)
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn output<const D: bool>(value: T, _: &Decoder<SliceRead<'de>, D>) -> T {
+        value
     }
 }
