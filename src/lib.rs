@@ -77,7 +77,11 @@ pub use crate::de::Deserializer;
 pub use crate::dtype::Dtype;
 pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::options::Options;
+pub use crate::schema::Schema;
 pub use crate::ser::Serializer;
+/// `#[derive(kiln::Schema)]`: see [`Schema`] and `spec/05-schema.md`.
+#[cfg(feature = "derive")]
+pub use kiln_derive::Schema;
 
 /// Encodes `value` into a new `Vec<u8>`.
 ///

@@ -100,7 +100,6 @@ fn main() {
         corpus.join("batch"),
         corpus.join("directory"),
     );
-    kiln_fuzz::register_schemas();
     let samples = kiln_fuzz::sample_values();
     let point = kiln_fuzz::Point { x: 9, y: -4 };
     let mut framed: Vec<(String, Vec<u8>)> = Vec::new();

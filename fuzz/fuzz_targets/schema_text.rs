@@ -8,7 +8,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     };
     match kiln::schema::parse(text) {
         Ok(model) => {
-            let schema = kiln::schema::Schema::from_model(model);
+            let schema = kiln::schema::Canonical::from_model(model);
             assert_eq!(schema.text(), Some(text));
             assert_eq!(schema.fingerprint(), kiln::schema::Fingerprint::of_text(text));
         }

@@ -251,24 +251,6 @@ pub fn frame_opts() -> kiln::frame::FrameOptions {
     kiln::frame::FrameOptions::new().decode(opts())
 }
 
-/// Registers the schema of the rich type, whose enums inside sequences the
-/// tracer cannot reach from the root alone, for both forms: the borrowed
-/// form's byte string has another name (`BlobRef`), but the same bytes, so
-/// it gets the owned form's schema and frames of either read as the other.
-/// Idempotent; every frame-reading check calls it first.
-pub fn register_schemas() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let tracer = kiln::schema::Tracer::new()
-            .include::<Shape>()
-            .include::<Tree>();
-        let schema = tracer
-            .register::<RichOwned>()
-            .expect("the rich type traces");
-        kiln::schema::register::<RichRef<'_>>(schema).expect("registered before use");
-    });
-}
-
 /// Error codes a framed reader from a slice gives for the frame's own
 /// integrity, which it checks over the whole payload before reading a
 /// record. A reader from a stream can only check them at the end, so it
@@ -321,7 +303,7 @@ fn same_frame_outcome<T: BitEq + std::fmt::Debug>(
 /// One type read as a single-record frame from a slice and two readers.
 fn frame_single<T>(data: &[u8])
 where
-    T: serde::de::DeserializeOwned + Serialize + BitEq + std::fmt::Debug,
+    T: serde::de::DeserializeOwned + Serialize + kiln::Schema + BitEq + std::fmt::Debug,
 {
     let slice = facts(frame_opts().from_slice::<T>(data));
     let reader = facts(frame_opts().from_reader::<_, T>(data));
@@ -357,7 +339,6 @@ where
 /// [`kiln::frame::FrameHeader::parse`] and [`kiln::frame::open`] never
 /// panic and agree with each other.
 pub fn check_frame(data: &[u8]) {
-    register_schemas();
     let header = kiln::frame::FrameHeader::parse(data);
     let opened = kiln::frame::open(data);
     match (&header, &opened) {
@@ -378,7 +359,7 @@ pub fn check_frame(data: &[u8]) {
 
     frame_single::<Point>(data);
     frame_single::<RichOwned>(data);
-    // Both forms have one schema (see `register_schemas`).
+    // Both forms have one schema (`BlobRef` is `Blob` to serde).
     let borrowed = frame_opts().from_slice::<RichRef<'_>>(data);
     let owned = facts(frame_opts().from_slice::<RichOwned>(data));
     let borrowed = match &borrowed {
@@ -528,8 +509,8 @@ where
 /// A framed batch of `T` from a slice and from two readers.
 fn batch_framed<'de, T, O>(data: &'de [u8], own: impl Fn(T) -> O + Copy)
 where
-    T: Deserialize<'de>,
-    O: serde::de::DeserializeOwned + BitEq + std::fmt::Debug,
+    T: Deserialize<'de> + kiln::Schema,
+    O: serde::de::DeserializeOwned + kiln::Schema + BitEq + std::fmt::Debug,
 {
     let slice = frame_opts().batch_from_slice::<T>(data);
     for (what, reader) in [
@@ -594,7 +575,6 @@ where
 /// record and end the same way (cleanly, or the same error at the same
 /// record); bare records must match `take_from_slice`.
 pub fn check_batch(data: &[u8]) {
-    register_schemas();
     let Some((&selector, rest)) = data.split_first() else {
         return;
     };
@@ -616,7 +596,7 @@ pub fn check_batch(data: &[u8]) {
 // ---------------------------------------------------------------------------
 
 /// The record of `spec/golden/arrays.kiln`: a string and two arrays.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, kiln::Schema)]
 pub struct Sample {
     /// A label.
     pub label: String,
@@ -627,7 +607,7 @@ pub struct Sample {
 }
 
 /// [`Sample`] viewed in place (needs the record 64-byte aligned).
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, kiln::Schema)]
 pub struct SampleView<'a> {
     /// A label.
     pub label: &'a str,
@@ -640,7 +620,7 @@ pub struct SampleView<'a> {
 }
 
 /// [`Sample`] borrowing where the block is aligned, copying where not.
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, kiln::Schema)]
 pub struct SampleCow<'a> {
     /// A label.
     pub label: &'a str,

@@ -522,25 +522,37 @@ impl<'de> SeqAccess<'de> for BlockAccess<'de, '_> {
 /// then hand the tracer a bare marker (their element type is in its name)
 /// instead of a shape and data the tracer would have to make up; the
 /// canonical text writes them as `array<T>`.
+#[cfg(feature = "trace")]
 pub(crate) fn tracing() -> bool {
     TRACING.with(std::cell::Cell::get)
 }
 
+/// Without the tracer (feature `trace`), never.
+#[cfg(not(feature = "trace"))]
+#[inline(always)]
+pub(crate) fn tracing() -> bool {
+    false
+}
+
 /// Marks this thread as tracing until dropped.
+#[cfg(feature = "trace")]
 pub(crate) struct Tracing(bool);
 
+#[cfg(feature = "trace")]
 impl Tracing {
     pub(crate) fn start() -> Tracing {
         Tracing(TRACING.with(|t| t.replace(true)))
     }
 }
 
+#[cfg(feature = "trace")]
 impl Drop for Tracing {
     fn drop(&mut self) {
         TRACING.with(|t| t.set(self.0));
     }
 }
 
+#[cfg(feature = "trace")]
 thread_local! {
     /// Set while this thread runs the schema tracer, so that shaped arrays
     /// stand for themselves (see [`tracing`]).

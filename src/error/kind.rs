@@ -394,7 +394,7 @@ pub enum ErrorKind {
         reason: &'static str,
     },
     /// A `Serialize` impl wrote something other than what the schema a
-    /// frame stamps (traced from `Deserialize`) lets a reader read back.
+    /// frame stamps (from the type's `Schema`) lets a reader read back.
     #[error("{what} does not match the frame's schema: {why}")]
     SerializeMismatch {
         /// The struct, tuple struct or enum variant that was written.
@@ -402,9 +402,11 @@ pub enum ErrorKind {
         /// What the schema says instead, and the likely cause.
         why: String,
     },
-    /// The schema of a type could not be traced.
-    #[error("cannot trace the schema of `{type_name}`: {reason}")]
-    SchemaTrace {
+    /// A type has no schema Kiln can write: its description failed (two
+    /// containers of one name, a type inside itself without a name), or
+    /// the optional tracer could not trace it.
+    #[error("no schema for `{type_name}`: {reason}")]
+    NoSchema {
         /// The Rust type.
         type_name: String,
         /// Why, and what to do instead.
@@ -539,7 +541,7 @@ impl ErrorKind {
             ErrorKind::SchemaTextMismatch { .. } => "schema-text-mismatch",
             ErrorKind::SchemaText { .. } => "schema-text",
             ErrorKind::SerializeMismatch { .. } => "serialize-mismatch",
-            ErrorKind::SchemaTrace { .. } => "schema-trace",
+            ErrorKind::NoSchema { .. } => "no-schema",
             ErrorKind::FrameTruncated { .. } => "frame-truncated",
             ErrorKind::CountMismatch { .. } => "count-mismatch",
             ErrorKind::PayloadLengthMismatch { .. } => "payload-length-mismatch",
@@ -591,7 +593,7 @@ impl ErrorKind {
             K::SchemaMismatch { .. }
             | K::SchemaTextMismatch { .. }
             | K::SchemaText { .. }
-            | K::SchemaTrace { .. }
+            | K::NoSchema { .. }
             | K::SerializeMismatch { .. } => Category::Schema,
             K::Unsupported { .. }
             | K::SkippedField { .. }

@@ -6,7 +6,7 @@ use super::{
     MAGIC, PAYLOAD_ALIGN, TRAILER_LEN, UNKNOWN, VERSION,
 };
 use crate::error::{Error, ErrorKind, FrameField, Result};
-use crate::schema::{Fingerprint, Schema};
+use crate::schema::{Canonical, Fingerprint};
 
 pub(super) const END_MAGIC_HEX: &str = "1a 0a 0d 4e 4c 49 4b 89";
 
@@ -426,7 +426,7 @@ impl FrameHeader {
     /// # Errors
     /// [`ErrorKind::SchemaMismatch`] at offset 16, showing both fingerprints
     /// and both texts where known.
-    pub fn check_schema(&self, schema: &Schema) -> Result<()> {
+    pub fn check_schema(&self, schema: &Canonical) -> Result<()> {
         if self.fingerprint == schema.fingerprint() {
             return Ok(());
         }

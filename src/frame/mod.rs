@@ -10,7 +10,7 @@
 //! ```
 //! use serde::{Deserialize, Serialize};
 //!
-//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! #[derive(Serialize, Deserialize, kiln::Schema, Debug, PartialEq)]
 //! struct Point { x: i32, y: i32 }
 //!
 //! let bytes = kiln::frame::to_vec(&Point { x: 9, y: -4 })?;
@@ -20,7 +20,7 @@
 //! assert_eq!(kiln::frame::from_slice::<Point>(&bytes)?, Point { x: 9, y: -4 });
 //!
 //! // A reader built from another struct stops before the first value:
-//! #[derive(Deserialize, Debug)]
+//! #[derive(Deserialize, kiln::Schema, Debug)]
 //! struct Point3 { x: i32, y: i32, z: i32 }
 //! let err = kiln::frame::from_slice::<Point3>(&bytes).unwrap_err();
 //! assert_eq!(err.kind().code(), "schema-mismatch");
@@ -63,6 +63,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::options::Options;
 use crate::records::SliceRecords;
+use crate::schema::Schema;
 
 /// The 8 bytes every frame starts with: `89 'K' 'I' 'L' 'N' CR LF 1A`. The
 /// high first byte marks binary data; CR LF and 1A catch newline
@@ -171,7 +172,7 @@ impl FrameOptions {
 ///
 /// # Errors
 /// As [`FrameOptions::to_vec`].
-pub fn to_vec<'de, T: Serialize + Deserialize<'de>>(value: &T) -> Result<Vec<u8>> {
+pub fn to_vec<T: Serialize + Schema>(value: &T) -> Result<Vec<u8>> {
     FrameOptions::default().to_vec(value)
 }
 
@@ -179,10 +180,7 @@ pub fn to_vec<'de, T: Serialize + Deserialize<'de>>(value: &T) -> Result<Vec<u8>
 ///
 /// # Errors
 /// As [`FrameOptions::to_writer`].
-pub fn to_writer<'de, W: io::Write, T: Serialize + Deserialize<'de>>(
-    writer: W,
-    value: &T,
-) -> Result<()> {
+pub fn to_writer<W: io::Write, T: Serialize + Schema>(writer: W, value: &T) -> Result<()> {
     FrameOptions::default().to_writer(writer, value)
 }
 
@@ -190,7 +188,7 @@ pub fn to_writer<'de, W: io::Write, T: Serialize + Deserialize<'de>>(
 ///
 /// # Errors
 /// As [`FrameOptions::from_slice`].
-pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+pub fn from_slice<'de, T: Deserialize<'de> + Schema>(bytes: &'de [u8]) -> Result<T> {
     FrameOptions::default().from_slice(bytes)
 }
 
@@ -198,7 +196,7 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
 ///
 /// # Errors
 /// As [`FrameOptions::from_reader`].
-pub fn from_reader<R: io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
+pub fn from_reader<R: io::Read, T: DeserializeOwned + Schema>(reader: R) -> Result<T> {
     FrameOptions::default().from_reader(reader)
 }
 
@@ -206,7 +204,7 @@ pub fn from_reader<R: io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
 ///
 /// # Errors
 /// As [`FrameOptions::batch_to_vec`].
-pub fn batch_to_vec<'de, T: Serialize + Deserialize<'de>>(records: &[T]) -> Result<Vec<u8>> {
+pub fn batch_to_vec<T: Serialize + Schema>(records: &[T]) -> Result<Vec<u8>> {
     FrameOptions::default().batch_to_vec(records)
 }
 
@@ -214,7 +212,7 @@ pub fn batch_to_vec<'de, T: Serialize + Deserialize<'de>>(records: &[T]) -> Resu
 ///
 /// # Errors
 /// As [`FrameOptions::batch_from_slice`].
-pub fn batch_from_slice<'de, T: Deserialize<'de>>(
+pub fn batch_from_slice<'de, T: Deserialize<'de> + Schema>(
     bytes: &'de [u8],
 ) -> Result<SliceRecords<'de, T>> {
     FrameOptions::default().batch_from_slice(bytes)
@@ -224,7 +222,7 @@ pub fn batch_from_slice<'de, T: Deserialize<'de>>(
 ///
 /// # Errors
 /// As [`FrameOptions::batch_from_reader`].
-pub fn batch_from_reader<R: io::Read, T: DeserializeOwned>(
+pub fn batch_from_reader<R: io::Read, T: DeserializeOwned + Schema>(
     reader: R,
 ) -> Result<FramedReaderRecords<R, T>> {
     FrameOptions::default().batch_from_reader(reader)

@@ -17,6 +17,7 @@ use crate::error::{Error, ErrorKind, FlagMismatch, FrameField, Result};
 use crate::read::SliceRead;
 use crate::records::{SliceRecords, StreamRecords, no_record_there};
 use crate::schema;
+use crate::schema::Schema;
 
 impl FrameOptions {
     /// Reads a frame of one record from `bytes`; the record may borrow.
@@ -29,7 +30,7 @@ impl FrameOptions {
     /// [`ErrorKind::DirectoryFlag`] (at 10) when the [`FLAG_DIRECTORY`]
     /// flag and the record disagree: set without a directory trailer or
     /// for a record type that read no array, clear for one that met one.
-    pub fn from_slice<'de, T: Deserialize<'de>>(&self, bytes: &'de [u8]) -> Result<T> {
+    pub fn from_slice<'de, T: Deserialize<'de> + Schema>(&self, bytes: &'de [u8]) -> Result<T> {
         let schema = schema::schema_of::<T>()?;
         if let Some(payload) = plain_single(bytes, schema.fingerprint()) {
             return self.single_record(payload, HEADER_LEN as u64);
@@ -70,7 +71,7 @@ impl FrameOptions {
     /// of line from scalars: a record returned from a call comes back
     /// through memory, and for a small record that costs more than reading it.
     #[inline(always)]
-    fn single_record<'de, T: Deserialize<'de>>(
+    fn single_record<'de, T: Deserialize<'de> + Schema>(
         &self,
         payload: &'de [u8],
         offset: u64,
@@ -84,7 +85,7 @@ impl FrameOptions {
 
     /// Reads the record of a frame with the DIRECTORY flag, which fills
     /// `payload` (at `offset`) and ends with its array directory.
-    fn record_with_directory<'de, T: Deserialize<'de>>(
+    fn record_with_directory<'de, T: Deserialize<'de> + Schema>(
         &self,
         payload: &'de [u8],
         offset: u64,
@@ -119,7 +120,10 @@ impl FrameOptions {
     /// As [`FrameOptions::from_slice`], plus [`ErrorKind::Io`] and
     /// [`ErrorKind::ByteLimit`] for a record with arrays longer than the
     /// byte limit.
-    pub fn from_reader<R: io::Read, T: DeserializeOwned>(&self, mut reader: R) -> Result<T> {
+    pub fn from_reader<R: io::Read, T: DeserializeOwned + Schema>(
+        &self,
+        mut reader: R,
+    ) -> Result<T> {
         let mut fixed = [0u8; HEADER_LEN];
         let got = read_up_to(&mut reader, &mut fixed, 0)?;
         if got == HEADER_LEN && le_u16(&fixed, at::FLAGS) & FLAG_DIRECTORY != 0 {
@@ -182,7 +186,7 @@ impl FrameOptions {
     /// decoding errors (with the record index), and its last item with
     /// [`ErrorKind::CountMismatch`] or [`ErrorKind::PayloadLengthMismatch`]
     /// if the records do not fill the payload as declared.
-    pub fn batch_from_slice<'de, T: Deserialize<'de>>(
+    pub fn batch_from_slice<'de, T: Deserialize<'de> + Schema>(
         &self,
         bytes: &'de [u8],
     ) -> Result<SliceRecords<'de, T>> {
@@ -207,7 +211,7 @@ impl FrameOptions {
     ///
     /// # Errors
     /// As [`FrameOptions::batch_from_slice`], plus [`ErrorKind::Io`].
-    pub fn batch_from_reader<R: io::Read, T: DeserializeOwned>(
+    pub fn batch_from_reader<R: io::Read, T: DeserializeOwned + Schema>(
         &self,
         mut reader: R,
     ) -> Result<FramedReaderRecords<R, T>> {

@@ -4,7 +4,7 @@
 use std::borrow::Borrow;
 use std::io;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::header::at;
 use super::{
@@ -14,13 +14,13 @@ use super::{
 use crate::batch::BatchWriter;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::guard::Guarded;
-use crate::schema::{self, Schema};
+use crate::schema::{self, Canonical, Schema};
 use crate::ser::Serializer;
 
 /// Writes the header, schema text and padding for `schema` into `out`.
 pub(super) fn header_bytes(
     out: &mut Vec<u8>,
-    schema: &Schema,
+    schema: &Canonical,
     flags: u16,
     count: u64,
     len: u64,
@@ -30,7 +30,7 @@ pub(super) fn header_bytes(
     out.extend_from_slice(&flags.to_le_bytes());
     let text = if flags & FLAG_SCHEMA != 0 {
         let text = schema.text().ok_or_else(|| {
-            Error::new(ErrorKind::SchemaTrace {
+            Error::new(ErrorKind::NoSchema {
                 type_name: schema.fingerprint().to_string(),
                 reason: "the schema is known only by its fingerprint, so its text cannot be \
                          embedded; write without embed_schema"
@@ -66,7 +66,7 @@ impl FrameOptions {
     fn write_into(
         &self,
         out: &mut Vec<u8>,
-        schema: &Schema,
+        schema: &Canonical,
         fill: impl FnOnce(&mut Vec<u8>) -> Result<u64>,
     ) -> Result<()> {
         let frame_start = out.len();
@@ -90,7 +90,7 @@ impl FrameOptions {
     ///
     /// # Errors
     /// Those of [`schema::schema_of`] and of [`crate::to_vec`].
-    pub fn to_vec<'de, T: Serialize + Deserialize<'de>>(&self, value: &T) -> Result<Vec<u8>> {
+    pub fn to_vec<T: Serialize + Schema>(&self, value: &T) -> Result<Vec<u8>> {
         let schema = schema::schema_of::<T>()?;
         let mut out = Vec::with_capacity(HEADER_LEN + 64);
         let mut directory = false;
@@ -114,7 +114,7 @@ impl FrameOptions {
     ///
     /// # Errors
     /// As [`FrameOptions::to_vec`], plus [`ErrorKind::Io`].
-    pub fn to_writer<'de, W: io::Write, T: Serialize + Deserialize<'de>>(
+    pub fn to_writer<W: io::Write, T: Serialize + Schema>(
         &self,
         mut writer: W,
         value: &T,
@@ -128,10 +128,7 @@ impl FrameOptions {
     ///
     /// # Errors
     /// As [`FrameOptions::to_vec`].
-    pub fn batch_to_vec<'de, T: Serialize + Deserialize<'de>>(
-        &self,
-        records: &[T],
-    ) -> Result<Vec<u8>> {
+    pub fn batch_to_vec<T: Serialize + Schema>(&self, records: &[T]) -> Result<Vec<u8>> {
         let mut out = Vec::new();
         self.batch_extend::<T, _>(&mut out, records)?;
         Ok(out)
@@ -144,9 +141,9 @@ impl FrameOptions {
     /// As [`FrameOptions::to_vec`], and [`ErrorKind::ArraysInBatch`] for a
     /// record that holds shaped arrays (they need a frame each); `out` may
     /// then hold a partial frame.
-    pub fn batch_extend<'de, T, I>(&self, out: &mut Vec<u8>, records: I) -> Result<u64>
+    pub fn batch_extend<T, I>(&self, out: &mut Vec<u8>, records: I) -> Result<u64>
     where
-        T: Serialize + Deserialize<'de>,
+        T: Serialize + Schema,
         I: IntoIterator,
         I::Item: Borrow<T>,
     {
@@ -170,9 +167,9 @@ impl FrameOptions {
     ///
     /// # Errors
     /// As [`schema::schema_of`], plus [`ErrorKind::Io`] for the header.
-    pub fn batch_writer<'de, W, T>(&self, writer: W) -> Result<FrameWriter<W, T>>
+    pub fn batch_writer<W, T>(&self, writer: W) -> Result<FrameWriter<W, T>>
     where
-        T: Serialize + Deserialize<'de>,
+        T: Serialize + Schema,
         W: io::Write,
     {
         let schema = schema::schema_of::<T>()?;

@@ -217,7 +217,7 @@ pub(crate) struct Guarded<'a> {
 
 impl<'a> Guarded<'a> {
     /// The check for frames of `schema`.
-    pub(crate) fn new(schema: &'a super::Schema) -> Self {
+    pub(crate) fn new(schema: &'a super::Canonical) -> Self {
         Guarded {
             guard: schema.guard(),
             last: Key::default(),

@@ -4,14 +4,14 @@
 //! Kiln writes no names, so a reader built from another struct would read
 //! garbage. A frame (see [`crate::frame`]) therefore carries the writer's
 //! fingerprint, and the reader compares it with its own before it reads a
-//! value. The fingerprint is derived from what serde's derive tells about a
-//! type (container names, field names in order, variant names in index
-//! order, the kinds of the leaves), collected by
-//! [serde-reflection](https://docs.rs/serde-reflection)'s tracer, written out
-//! as a canonical text, and hashed:
+//! value. A type's schema is what its [`Schema`] impl describes, usually
+//! `#[derive(kiln::Schema)]`, which reads the same attributes as serde's
+//! derive (container names, field names in order, variant names in index
+//! order, the kinds of the leaves); the description is written out as a
+//! canonical text and hashed:
 //!
 //! ```
-//! #[derive(serde::Deserialize)]
+//! #[derive(serde::Serialize, serde::Deserialize, kiln::Schema)]
 //! struct Point { x: i32, y: i32 }
 //!
 //! let schema = kiln::schema::schema_of::<Point>()?;
@@ -22,64 +22,67 @@
 //!
 //! The fingerprint is the first 8 bytes of the SHA-256 digest of the text's
 //! UTF-8 bytes, read as a little-endian `u64`; any language's standard
-//! library can recompute it. `spec/05-schema.md` gives the grammar.
+//! library can recompute it. `spec/05-schema.md` gives the grammar, and
+//! how the derive turns each of serde's attributes into text.
 //!
-//! [`schema_of`] traces a type once per process and caches the result.
-//! Types whose `Deserialize` refuses the tracer's made-up values
-//! (`NonZeroU32`, validating newtypes, dates) fail with
-//! [`ErrorKind::SchemaTrace`](crate::ErrorKind::SchemaTrace) naming the type; for those, trace with sample
-//! values through a [`Tracer`], or state the fingerprint with
-//! [`Schema::from_fingerprint`], and [`register`] the result.
+//! [`schema_of`] describes a type once per process and caches the result.
+//! With the `trace` feature, [`Tracer`] collects a schema the old way, by
+//! running `Deserialize` on made-up values (serde-reflection): a way to
+//! check that the derive agrees for types that both can see.
 
-/// serde-reflection's tracer configuration (made-up values, sample use),
-/// re-exported for [`Tracer::with_config`].
-pub use serde_reflection::TracerConfig;
-
+#[cfg(feature = "trace")]
 mod bounded;
 mod cache;
+mod describe;
 pub(crate) mod guard;
+mod impls;
 pub mod model;
 mod text;
+#[cfg(feature = "trace")]
 mod trace;
 
 pub use crate::fingerprint::Fingerprint;
-pub use cache::{fingerprint_of, register, schema_of};
+pub use cache::{fingerprint_of, schema_of};
+pub use describe::{Describer, MAX_DESCRIBE_DEPTH, Schema};
+#[cfg(feature = "ndarray")]
+pub use impls::arrays::{NdarrayField, describe_ndarray};
 pub use model::Model;
 pub use text::{MAX_NESTING, parse};
-pub use trace::Tracer;
+#[cfg(feature = "trace")]
+pub use trace::{Tracer, TracerConfig};
 
-/// The schema of one type: its canonical text (when known), its model,
-/// and its fingerprint.
+/// A schema in canonical form: its text (when known), its model, and its
+/// fingerprint; what [`schema_of`] gives and a frame carries.
 #[derive(Clone, Debug)]
-pub struct Schema {
+pub struct Canonical {
     text: Option<String>,
     fingerprint: Fingerprint,
     /// The text's model, when the text is canonical.
     model: Option<std::sync::Arc<guard::Guard>>,
 }
 
-impl PartialEq for Schema {
-    fn eq(&self, other: &Schema) -> bool {
+impl PartialEq for Canonical {
+    fn eq(&self, other: &Canonical) -> bool {
         self.fingerprint == other.fingerprint && self.text == other.text
     }
 }
 
-impl Eq for Schema {}
+impl Eq for Canonical {}
 
-impl Schema {
+impl Canonical {
     /// A schema from its canonical text; the fingerprint is computed.
     ///
     /// The text is kept as it is, so that the fingerprint is that of the
     /// text another program wrote (such as the one embedded in a frame);
     /// when it parses as canonical text ([`parse`]), its model is kept too,
     /// and frame writers check what they write against it.
-    pub fn from_text(text: impl Into<String>) -> Schema {
+    pub fn from_text(text: impl Into<String>) -> Canonical {
         let text = text.into();
         let fingerprint = Fingerprint::of_text(&text);
         let model = parse(&text)
             .ok()
             .map(|m| std::sync::Arc::new(guard::Guard::new(m)));
-        Schema {
+        Canonical {
             text: Some(text),
             fingerprint,
             model,
@@ -87,9 +90,9 @@ impl Schema {
     }
 
     /// The schema of a model: its canonical text and fingerprint.
-    pub fn from_model(model: Model) -> Schema {
+    pub fn from_model(model: Model) -> Canonical {
         let text = text::write(&model);
-        Schema {
+        Canonical {
             fingerprint: Fingerprint::of_text(&text),
             text: Some(text),
             model: Some(std::sync::Arc::new(guard::Guard::new(model))),
@@ -104,24 +107,6 @@ impl Schema {
     /// The frame writer's guard, when there is a model to check against.
     pub(crate) fn guard(&self) -> Option<&guard::Guard> {
         self.model.as_deref()
-    }
-
-    /// A schema known only by its fingerprint, for types that cannot be
-    /// traced. Frames written with it cannot embed the schema text.
-    ///
-    /// ```
-    /// use kiln::schema::{Fingerprint, Schema};
-    ///
-    /// let s = Schema::from_fingerprint(Fingerprint(0x0123_4567_89ab_cdef));
-    /// assert_eq!(s.text(), None);
-    /// assert_eq!(s.fingerprint().to_string(), "0123456789abcdef");
-    /// ```
-    pub fn from_fingerprint(fingerprint: Fingerprint) -> Schema {
-        Schema {
-            text: None,
-            fingerprint,
-            model: None,
-        }
     }
 
     /// The canonical text, if known.

@@ -80,12 +80,45 @@ impl Format {
 }
 
 /// A named field of a struct or struct variant.
+///
+/// `default` and `aliases` are not part of the text or the fingerprint:
+/// they are what a reader of another version of the type needs (a field
+/// it may fill in, the names it also answers to), kept from the derive.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Field {
-    /// The name serde writes (after `rename`).
+    /// The name serde reads (after `rename`).
     pub name: String,
     /// How its value is written.
     pub format: Format,
+    /// Whether serde fills the field in when it is missing
+    /// (`#[serde(default)]` on it or on its container).
+    pub default: bool,
+    /// The other names serde accepts for it (`#[serde(alias)]`).
+    pub aliases: Vec<String>,
+}
+
+impl Field {
+    /// A field without default or aliases.
+    pub fn new(name: impl Into<String>, format: Format) -> Field {
+        Field {
+            name: name.into(),
+            format,
+            default: false,
+            aliases: Vec::new(),
+        }
+    }
+
+    /// The field with `default` set.
+    pub fn with_default(mut self, default: bool) -> Field {
+        self.default = default;
+        self
+    }
+
+    /// The field with these aliases.
+    pub fn with_aliases(mut self, aliases: &[&str]) -> Field {
+        self.aliases = aliases.iter().map(|a| (*a).to_owned()).collect();
+        self
+    }
 }
 
 /// What follows a struct's name, or a variant's: the shapes are the same.
@@ -133,10 +166,30 @@ impl Shape {
 /// An enum variant, at the index its position gives.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Variant {
-    /// The name serde writes.
+    /// The name serde reads.
     pub name: String,
     /// What follows the variant index.
     pub shape: Shape,
+    /// The other names serde accepts for it (`#[serde(alias)]`); not part
+    /// of the text, like [`Field::aliases`].
+    pub aliases: Vec<String>,
+}
+
+impl Variant {
+    /// A variant without aliases.
+    pub fn new(name: impl Into<String>, shape: Shape) -> Variant {
+        Variant {
+            name: name.into(),
+            shape,
+            aliases: Vec::new(),
+        }
+    }
+
+    /// The variant with these aliases.
+    pub fn with_aliases(mut self, aliases: &[&str]) -> Variant {
+        self.aliases = aliases.iter().map(|a| (*a).to_owned()).collect();
+        self
+    }
 }
 
 /// A named container: a struct or an enum.
@@ -157,4 +210,8 @@ pub struct Model {
     pub root: Format,
     /// The containers, by name.
     pub containers: BTreeMap<String, Container>,
+    /// The Rust type that defined each container, when the model was
+    /// described from Rust types (empty when parsed from text); not part
+    /// of the text.
+    pub rust_names: BTreeMap<String, String>,
 }

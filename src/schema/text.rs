@@ -195,6 +195,13 @@ fn write_shape(out: &mut String, shape: &Shape, unit: &str) {
     }
 }
 
+/// The line of one container, as the text writes it (with its line feed).
+pub(crate) fn container_line(name: &str, container: &Container) -> String {
+    let mut out = String::new();
+    write_container(&mut out, name, container);
+    out
+}
+
 fn write_container(out: &mut String, name: &str, container: &Container) {
     match container {
         Container::Struct(shape) => {
@@ -272,7 +279,11 @@ pub fn parse(text: &str) -> Result<Model> {
             return Err(p.fail_at(*at, "a container is used but not defined"));
         }
     }
-    let model = Model { root, containers };
+    let model = Model {
+        root,
+        containers,
+        rust_names: BTreeMap::new(),
+    };
     // Every container defined is reached from the root.
     let reached = reached(&model);
     if let Some((at, _)) = lines
@@ -584,7 +595,7 @@ impl Parser<'_> {
                         return Err(self.fail_at(at, "two fields have the same name"));
                     }
                     let format = self.format(1)?;
-                    fields.push(Field { name, format });
+                    fields.push(Field::new(name, format));
                     if self.eat(" }") {
                         return Ok(Shape::Struct(fields));
                     }
@@ -617,7 +628,7 @@ impl Parser<'_> {
                     Some(b' ') if self.bytes[self.at..].starts_with(b" }") => Shape::Unit,
                     _ => self.shape("")?,
                 };
-                variants.push(Variant { name, shape });
+                variants.push(Variant::new(name, shape));
                 if self.eat(" }") {
                     return Ok((enum_name, Container::Enum(variants)));
                 }

@@ -7,10 +7,12 @@ use std::fmt;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_reflection::{ContainerFormat, Format, Named, Registry, Samples, VariantFormat};
 
-use serde_reflection::TracerConfig;
+/// serde-reflection's tracer configuration (made-up values, sample use),
+/// for [`Tracer::with_config`].
+pub use serde_reflection::TracerConfig;
 
 use super::bounded::{self, Root};
-use super::{Model, Schema, model, register};
+use super::{Canonical, Model, model};
 use crate::array::Tracing;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -40,7 +42,7 @@ type TraceResult<T> = std::result::Result<T, serde_reflection::Error>;
 ///
 /// // The tracer's made-up 0 is not a NonZeroU32:
 /// let err = kiln::schema::Tracer::new().trace::<User>().unwrap_err();
-/// assert_eq!(err.kind().code(), "schema-trace");
+/// assert_eq!(err.kind().code(), "no-schema");
 ///
 /// // A sample of the newtype is used in its place:
 /// let id = Id(NonZeroU32::new(7).unwrap());
@@ -108,7 +110,7 @@ impl Tracer {
     /// the config, structs and tuple structs too).
     ///
     /// # Errors
-    /// [`ErrorKind::SchemaTrace`] if the value's `Serialize` impl fails or
+    /// [`ErrorKind::NoSchema`] if the value's `Serialize` impl fails or
     /// disagrees with an earlier sample.
     pub fn sample<T: Serialize + Send + 'static>(mut self, value: T) -> Result<Self> {
         let _tracing = Tracing::start();
@@ -137,23 +139,13 @@ impl Tracer {
     /// Traces `T` and returns its schema.
     ///
     /// # Errors
-    /// [`ErrorKind::SchemaTrace`], naming the type and saying what to do:
+    /// [`ErrorKind::NoSchema`], naming the type and saying what to do:
     /// when `T`'s `Deserialize` refuses a made-up value, when it needs a
     /// self-describing format (`#[serde(untagged)]`, `#[serde(tag)]`,
     /// `#[serde(flatten)]`: Kiln cannot read such types either), or when an
     /// enum's variants cannot all be reached.
-    pub fn trace<'a, T: Deserialize<'a>>(&'a self) -> Result<Schema> {
+    pub fn trace<'a, T: Deserialize<'a>>(&'a self) -> Result<Canonical> {
         trace_schema::<T>(&self.samples, self.config, &self.replays, &self.includes)
-    }
-
-    /// Traces `T` and [`register`]s the result for it.
-    ///
-    /// # Errors
-    /// As [`Tracer::trace`] and [`register`].
-    pub fn register<'a, T: Deserialize<'a>>(&'a self) -> Result<Schema> {
-        let schema = self.trace::<T>()?;
-        register::<T>(schema.clone())?;
-        Ok(schema)
     }
 }
 
@@ -186,13 +178,12 @@ fn trace_error(type_name: &str, e: serde_reflection::Error) -> Error {
         E::Custom(msg) => format!(
             "its Deserialize refused a value the tracer made up ({msg}). Give a sample \
              with `kiln::schema::Tracer::new().sample(value)` (an owned value), other made-up values with \
-             `Tracer::with_config`, or the fingerprint itself with `Schema::from_fingerprint`, \
-             then `kiln::schema::register`"
+             `Tracer::with_config`; or derive kiln::Schema, which needs no values"
         ),
         E::MissingVariants(names) => format!(
             "the tracer could not reach every variant of enum(s) {0}, which sit inside a \
              sequence, option, map or later enum variant; trace them explicitly with \
-             `kiln::schema::Tracer::new(){1}.register::<{2}>()`",
+             `kiln::schema::Tracer::new(){1}.trace::<{2}>()`",
             names.join(", "),
             names
                 .iter()
@@ -202,7 +193,7 @@ fn trace_error(type_name: &str, e: serde_reflection::Error) -> Error {
         ),
         other => other.to_string(),
     };
-    Error::new(ErrorKind::SchemaTrace {
+    Error::new(ErrorKind::NoSchema {
         type_name: type_name.to_string(),
         reason,
     })
@@ -228,7 +219,7 @@ pub(super) fn trace_schema<'de, T: Deserialize<'de>>(
     config: fn() -> TracerConfig,
     replays: &[Replay],
     includes: &[Include],
-) -> Result<Schema> {
+) -> Result<Canonical> {
     let type_name = std::any::type_name::<T>();
     let fail = |e| trace_error(type_name, e);
     let _tracing = Tracing::start();
@@ -279,12 +270,12 @@ pub(super) fn trace_schema<'de, T: Deserialize<'de>>(
                     return Err(not_reached(type_name, &partial));
                 }
                 let model = model_of(&root, &registry).map_err(|reason| {
-                    Error::new(ErrorKind::SchemaTrace {
+                    Error::new(ErrorKind::NoSchema {
                         type_name: type_name.to_string(),
                         reason,
                     })
                 })?;
-                return Ok(Schema::from_model(model));
+                return Ok(Canonical::from_model(model));
             }
             Err(serde_reflection::Error::MissingVariants(names)) => {
                 let before = enums.len();
@@ -315,6 +306,7 @@ fn model_of(root: &Format, registry: &Registry) -> std::result::Result<Model, St
     Ok(Model {
         root: format_of(root)?,
         containers,
+        rust_names: std::collections::BTreeMap::new(),
     })
 }
 
@@ -366,12 +358,7 @@ fn formats_of(items: &[Format]) -> std::result::Result<Vec<model::Format>, Strin
 fn fields_of(fields: &[Named<Format>]) -> std::result::Result<Vec<model::Field>, String> {
     fields
         .iter()
-        .map(|f| {
-            Ok(model::Field {
-                name: f.name.clone(),
-                format: format_of(&f.value)?,
-            })
-        })
+        .map(|f| Ok(model::Field::new(f.name.clone(), format_of(&f.value)?)))
         .collect()
 }
 
@@ -407,10 +394,7 @@ fn container_of(
                     VariantFormat::Tuple(items) => Shape::Tuple(formats_of(items)?),
                     VariantFormat::Struct(fields) => Shape::Struct(fields_of(fields)?),
                 };
-                out.push(model::Variant {
-                    name: variant.name.clone(),
-                    shape,
-                });
+                out.push(model::Variant::new(variant.name.clone(), shape));
             }
             Container::Enum(out)
         }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// A training sample: a label, an f32 image [3, 4, 5] and a u32 index
 /// list [6, 3].
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, kiln::Schema)]
 pub struct GoldenSample {
     pub label: String,
     pub image: Array<f32>,

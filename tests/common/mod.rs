@@ -17,14 +17,14 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 /// The spec's `Point { x: 9, y: -4 }` is `09 00 00 00 fc ff ff ff`.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy, Default)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Copy, Default, kiln::Schema)]
 pub struct Point {
     pub x: i32,
     pub y: i32,
 }
 
 /// The spec's `Message { text: "hi" }` is `02 00 00 00 68 69`.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Default)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, Clone, Default, kiln::Schema)]
 pub struct Message {
     pub text: String,
 }

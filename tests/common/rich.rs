@@ -14,19 +14,21 @@ use serde::{Deserialize, Serialize, Serializer};
 // ---------------------------------------------------------------------------
 
 /// A unit struct: nothing on the wire.
-#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Serialize, Deserialize, Arbitrary, Debug, Clone, Copy, PartialEq, Eq, Hash, kiln::Schema,
+)]
 pub struct Unit;
 
 /// A newtype struct around an `f64`.
-#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, Copy)]
+#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, Copy, kiln::Schema)]
 pub struct Meters(pub f64);
 
 /// A tuple struct.
-#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, Copy)]
+#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, Copy, kiln::Schema)]
 pub struct Pair(pub i16, pub char);
 
 /// A plain struct, as in the spec's golden files.
-#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, Copy, PartialEq, Eq, kiln::Schema)]
 pub struct Point {
     /// Horizontal.
     pub x: i32,
@@ -35,7 +37,7 @@ pub struct Point {
 }
 
 /// An enum with every variant kind, and a recursive one.
-#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone)]
+#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, kiln::Schema)]
 pub enum Shape {
     /// Unit variant.
     Empty,
@@ -55,7 +57,7 @@ pub enum Shape {
 }
 
 /// A recursive type nesting through sequences and options.
-#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone)]
+#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, kiln::Schema)]
 pub enum Tree {
     /// A leaf.
     Leaf(u8),
@@ -66,11 +68,14 @@ pub enum Tree {
 }
 
 /// An owned byte string (`serialize_bytes`, read from readers).
-#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, PartialEq, Eq, kiln::Schema)]
 pub struct Blob(#[serde(with = "serde_bytes")] pub Vec<u8>);
 
-/// A borrowed byte string (read from slices without copying).
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+/// A borrowed byte string (read from slices without copying); serde
+/// calls it `Blob` too, so that [`RichRef`] has [`RichOwned`]'s schema and
+/// frames of either read as the other.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, kiln::Schema)]
+#[serde(rename = "Blob")]
 pub struct BlobRef<'a>(
     #[serde(with = "serde_bytes")]
     #[serde(borrow)]
@@ -79,7 +84,7 @@ pub struct BlobRef<'a>(
 
 /// A sequence written with an unknown length (`serialize_seq(None)`), so
 /// the serializer must patch the count in afterwards; read as a plain `Vec`.
-#[derive(Deserialize, Arbitrary, Debug, Clone)]
+#[derive(Deserialize, Arbitrary, Debug, Clone, kiln::Schema)]
 #[serde(transparent)]
 pub struct UnsizedSeq<T>(pub Vec<T>);
 
@@ -91,7 +96,7 @@ impl<T: Serialize> Serialize for UnsizedSeq<T> {
 }
 
 /// A map written with an unknown length (`serialize_map(None)`).
-#[derive(Deserialize, Arbitrary, Debug, Clone)]
+#[derive(Deserialize, Arbitrary, Debug, Clone, kiln::Schema)]
 #[serde(transparent)]
 pub struct UnsizedMap<K: Ord, V>(pub BTreeMap<K, V>);
 
@@ -104,7 +109,7 @@ impl<K: Ord + Serialize, V: Serialize> Serialize for UnsizedMap<K, V> {
 /// One type that uses every serde kind. `S` is the string type and `B` the
 /// byte-string type, so the same layout is read borrowed ([`RichRef`], from
 /// slices) and owned ([`RichOwned`], from readers and for `arbitrary`).
-#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone)]
+#[derive(Serialize, Deserialize, Arbitrary, Debug, Clone, kiln::Schema)]
 pub struct Rich<S, B> {
     /// bool
     pub flag: bool,

@@ -159,7 +159,7 @@ fn byte_limit_applies_per_record() {
 
 #[test]
 fn zero_sized_records_round_trip_in_frames() {
-    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
     struct Tick;
     let counted = frame::batch_to_vec(&[Tick, Tick, Tick]).unwrap();
     let mut w = frame::FrameOptions::new()

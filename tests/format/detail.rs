@@ -19,7 +19,7 @@ thread_local! {
 }
 
 /// A Point that counts how often it is read.
-#[derive(Serialize, Debug, PartialEq, Clone, Copy)]
+#[derive(Serialize, Debug, PartialEq, Clone, Copy, kiln::Schema)]
 struct Counted {
     x: i32,
     y: i32,
@@ -27,7 +27,7 @@ struct Counted {
 
 impl<'de> Deserialize<'de> for Counted {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
+        #[derive(Deserialize, kiln::Schema)]
         struct Plain {
             x: i32,
             y: i32,

@@ -294,13 +294,25 @@ fn single_record_readers_want_one_record() {
 
 static READS: AtomicUsize = AtomicUsize::new(0);
 
-/// A reader type that counts how often a value of it is read.
+/// A reader type that counts how often a value of it is read; its
+/// schema is that of the 3-D point it reads.
 #[derive(Debug)]
 struct Watched;
 
+impl kiln::Schema for Watched {
+    fn describe(d: &mut kiln::schema::Describer) -> kiln::schema::model::Format {
+        use kiln::schema::model::{Container, Field, Format, Shape};
+        d.container::<Self>("Point", "Watched", |_| {
+            Container::Struct(Shape::Struct(
+                ["x", "y", "z"].map(|n| Field::new(n, Format::I32)).into(),
+            ))
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Watched {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
+        #[derive(Deserialize, kiln::Schema)]
         #[serde(rename = "Point")]
         #[allow(dead_code)]
         struct Point3 {
@@ -316,7 +328,6 @@ impl<'de> Deserialize<'de> for Watched {
 
 #[test]
 fn changed_struct_fails_with_schema_mismatch_before_any_value() {
-    // The trace itself reads one made-up value; count from here.
     schema::schema_of::<Watched>().unwrap();
     let before = READS.load(Ordering::SeqCst);
     let bytes = frame::batch_to_vec(&pts(1000)).unwrap();
@@ -376,7 +387,7 @@ fn changed_struct_fails_with_schema_mismatch_before_any_value() {
 
 #[test]
 fn streaming_round_trips() {
-    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
     struct Message {
         text: String,
         tags: Vec<u16>,
@@ -424,7 +435,7 @@ fn streaming_round_trips() {
 
 #[test]
 fn borrowed_records_from_a_slice() {
-    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
     struct Name<'a> {
         #[serde(borrow)]
         text: &'a str,
@@ -441,17 +452,16 @@ fn borrowed_records_from_a_slice() {
 }
 
 #[test]
-fn embed_needs_a_text() {
-    #[derive(Serialize, Deserialize)]
+fn embedded_text_is_the_described_text() {
+    #[derive(Serialize, Deserialize, kiln::Schema)]
     struct Opaque(u8);
-    schema::register::<Opaque>(schema::Schema::from_fingerprint(schema::Fingerprint(5))).unwrap();
-    let e = FrameOptions::new()
+    let bytes = FrameOptions::new()
         .embed_schema(true)
         .to_vec(&Opaque(1))
-        .unwrap_err();
-    assert_eq!(e.kind().code(), "schema-trace");
-    let bytes = frame::to_vec(&Opaque(1)).unwrap();
-    assert_eq!(&bytes[16..24], 5u64.to_le_bytes());
+        .unwrap();
+    let text = "root Opaque\nstruct Opaque(u8)\n";
+    assert_eq!(&bytes[12..16], (text.len() as u32).to_le_bytes());
+    assert_eq!(&bytes[64..64 + text.len()], text.as_bytes());
 }
 
 #[test]
@@ -503,7 +513,7 @@ fn single_record_reader_refuses_a_count_of_two_from_slice_and_stream() {
 /// refuse the count first.
 #[test]
 fn count_is_refused_before_a_corrupt_record_with_schema_text() {
-    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
     struct Flag {
         on: bool,
     }
@@ -531,7 +541,7 @@ fn count_is_refused_before_a_corrupt_record_with_schema_text() {
 /// with the schema text embedded.
 #[test]
 fn an_empty_payload_is_a_count_mismatch_for_every_single_record_reader() {
-    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
     struct Flag {
         on: bool,
     }

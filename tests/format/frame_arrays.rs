@@ -19,7 +19,7 @@ const BARE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/spec/golden/arrays.kiln
 /// fingerprint as the owned type.
 mod view {
     use kiln::ArrayView;
-    #[derive(serde::Deserialize, Debug)]
+    #[derive(serde::Deserialize, Debug, kiln::Schema)]
     pub struct GoldenSample<'a> {
         pub label: &'a str,
         #[serde(borrow)]
@@ -32,7 +32,7 @@ mod view {
 /// The golden record read as copy-on-write arrays.
 mod cow {
     use kiln::array::ArrayCow;
-    #[derive(serde::Deserialize, Debug)]
+    #[derive(serde::Deserialize, Debug, kiln::Schema)]
     pub struct GoldenSample<'a> {
         pub label: String,
         #[serde(borrow)]
@@ -43,7 +43,7 @@ mod cow {
 }
 
 /// A record without arrays (`Vec<u8>` is a counted sequence of bytes).
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
 struct Wrapped {
     inner: Vec<u8>,
 }
@@ -484,26 +484,20 @@ fn cow_arrays_write_like_owned_ones() {
     assert_eq!(back, a);
 }
 
-/// A record whose other field refuses the tracer's made-up zero.
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+/// A record whose other field refused the old tracer's made-up zero.
+#[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
 struct Counted {
     n: std::num::NonZeroU32,
     data: Array<i16>,
 }
 
 #[test]
-fn samples_with_arrays_trace_too() {
+fn validating_fields_beside_arrays_have_schemas() {
     let value = Counted {
         n: std::num::NonZeroU32::new(3).unwrap(),
         data: Array::from_vec(vec![-1, 2, -3]),
     };
-    let schema = kiln::schema::Tracer::with_config(|| {
-        kiln::schema::TracerConfig::default().default_u32_value(1)
-    })
-    .sample(Array::from_vec(vec![0i16]))
-    .unwrap()
-    .register::<Counted>()
-    .unwrap();
+    let schema = kiln::schema::schema_of::<Counted>().unwrap();
     assert_eq!(
         schema.text(),
         Some("root Counted\nstruct Counted { n: u32, data: array<i16> }\n")
@@ -521,11 +515,11 @@ fn samples_with_arrays_trace_too() {
 /// of another type got `byte-limit` where a slice gave `schema-mismatch`.
 #[test]
 fn stream_checks_the_fingerprint_before_the_byte_limit() {
-    #[derive(serde::Serialize, serde::Deserialize)]
+    #[derive(serde::Serialize, serde::Deserialize, kiln::Schema)]
     struct WithArray {
         a: kiln::Array<u8>,
     }
-    #[derive(serde::Deserialize, Debug)]
+    #[derive(serde::Deserialize, Debug, kiln::Schema)]
     struct Other {
         #[allow(dead_code)]
         b: kiln::Array<u16>,

@@ -19,3 +19,4 @@ mod frame_arrays;
 mod properties;
 mod roundtrip;
 mod schema;
+mod zoo;

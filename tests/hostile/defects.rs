@@ -165,7 +165,7 @@ fn zero_sized_budget_covers_a_whole_framed_batch() {
 }
 
 /// A struct whose only field is skipped: no input bytes, 1 KiB of memory.
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, kiln::Schema)]
 struct Cached {
     #[serde(skip)]
     _cache: Vec<[u64; 128]>,
@@ -203,7 +203,7 @@ fn zero_byte_elements_are_charged_their_memory() {
 // 4. `#[serde(alias)]`: serde_derive lists aliases among a struct's fields.
 // ---------------------------------------------------------------------------
 
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, kiln::Schema)]
 struct Renamed {
     id: u32,
     #[serde(alias = "label", alias = "a_title")]
@@ -212,7 +212,7 @@ struct Renamed {
     score: i16,
 }
 
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, kiln::Schema)]
 enum WithVariant {
     Unit,
     Fields {
@@ -267,7 +267,7 @@ fn aliased_fields_read_back_in_bare_records_and_batches() {
 // 7. A custom error at the top level points at the value's first byte.
 // ---------------------------------------------------------------------------
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, kiln::Schema)]
 #[serde(try_from = "u32")]
 struct Even(#[allow(dead_code)] u32);
 
@@ -321,7 +321,7 @@ fn custom_errors_at_the_top_level_have_an_offset() {
 // 6. A byte-limit error in a batch reports the limit that was set.
 // ---------------------------------------------------------------------------
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, kiln::Schema)]
 struct Message {
     #[allow(dead_code)]
     text: String,
@@ -355,29 +355,69 @@ fn byte_limit_in_a_batch_reports_the_limit_the_record_and_the_field() {
 }
 
 // ---------------------------------------------------------------------------
-// 1. Tracing a type that reaches itself only through transparent types is
-//    an error naming it, not a stack overflow.
+// 1. Describing a type that reaches itself only through transparent types
+//    is an error naming it, not a stack overflow. One that names itself is
+//    refused at compile time (tests/derive_fail/transparent_recursive.rs);
+//    a cycle through two such types is refused when described.
 // ---------------------------------------------------------------------------
 
+/// No Schema: the bare layout needs none.
 #[derive(Serialize, Deserialize, Debug)]
 #[serde(transparent)]
 struct Nest(Option<Box<Nest>>);
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
 #[serde(transparent)]
-struct Forest(Vec<Forest>);
+struct Forest(Vec<Trees>);
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
 #[serde(transparent)]
-struct Dict(std::collections::BTreeMap<String, Dict>);
+struct Trees(Option<Box<Forest>>);
+
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
+#[serde(transparent)]
+struct Dict(std::collections::BTreeMap<String, DictValue>);
+
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
+#[serde(from = "Dict", into = "Dict")]
+struct DictValue(Box<Dict>);
+
+impl From<Dict> for DictValue {
+    fn from(d: Dict) -> Self {
+        DictValue(Box::new(d))
+    }
+}
+
+impl From<DictValue> for Dict {
+    fn from(d: DictValue) -> Self {
+        *d.0
+    }
+}
+
+impl Clone for Dict {
+    fn clone(&self) -> Self {
+        Dict(
+            self.0
+                .iter()
+                .map(|(k, v)| (k.clone(), DictValue(v.0.clone())))
+                .collect(),
+        )
+    }
+}
+
+impl Clone for DictValue {
+    fn clone(&self) -> Self {
+        DictValue(self.0.clone())
+    }
+}
 
 /// Recursion through a named newtype has a name to refer back to.
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
 struct Named(Option<Box<Named>>);
 
 fn expect_transparent_recursion(e: kiln::Error, type_name: &str) {
-    assert_eq!(e.kind().code(), "schema-trace", "{e}");
-    let ErrorKind::SchemaTrace {
+    assert_eq!(e.kind().code(), "no-schema", "{e}");
+    let ErrorKind::NoSchema {
         type_name: named,
         reason,
     } = e.kind()
@@ -386,19 +426,17 @@ fn expect_transparent_recursion(e: kiln::Error, type_name: &str) {
     };
     assert!(named.ends_with(type_name), "{named}");
     assert!(reason.contains("#[serde(transparent)]"), "{reason}");
-    assert!(reason.contains("levels deep"), "{reason}");
+    assert!(reason.contains("contains itself"), "{reason}");
 }
 
 #[test]
 fn transparent_recursion_is_a_schema_error_not_an_abort() {
-    expect_transparent_recursion(kiln::schema::schema_of::<Nest>().unwrap_err(), "Nest");
-    expect_transparent_recursion(frame::to_vec(&Nest(None)).unwrap_err(), "Nest");
-    let bare = kiln::to_vec(&Nest(None)).unwrap();
+    expect_transparent_recursion(kiln::schema::schema_of::<Forest>().unwrap_err(), "Forest");
+    expect_transparent_recursion(frame::to_vec(&Forest(vec![])).unwrap_err(), "Forest");
     let mut framed = FrameOptions::new().to_vec(&0u8).unwrap();
     framed.truncate(HEADER_LEN);
-    framed.extend_from_slice(&bare);
-    expect_transparent_recursion(frame::from_slice::<Nest>(&framed).unwrap_err(), "Nest");
-    expect_transparent_recursion(frame::to_vec(&Forest(vec![])).unwrap_err(), "Forest");
+    framed.extend_from_slice(&kiln::to_vec(&Forest(vec![])).unwrap());
+    expect_transparent_recursion(frame::from_slice::<Forest>(&framed).unwrap_err(), "Forest");
     expect_transparent_recursion(
         frame::to_vec(&Dict(Default::default())).unwrap_err(),
         "Dict",
@@ -420,6 +458,9 @@ fn transparent_recursion_is_a_schema_error_not_an_abort() {
 //    writers check what `Serialize` writes against the schema they stamp.
 // ---------------------------------------------------------------------------
 
+/// The derive refuses `skip_serializing` alone at compile time; a
+/// hand-written `Schema` that says what `Deserialize` reads (as the old
+/// tracer did) is what the frame writer's guard still has to catch.
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
 struct SkipSer {
     a: u32,
@@ -443,11 +484,37 @@ enum SkipVariant {
     },
 }
 
+impl kiln::Schema for SkipSer {
+    fn describe(d: &mut kiln::schema::Describer) -> kiln::schema::model::Format {
+        use kiln::schema::model::{Container, Field, Format, Shape};
+        d.container::<Self>("SkipSer", "SkipSer", |_| {
+            Container::Struct(Shape::Struct(
+                ["a", "b", "c"].map(|n| Field::new(n, Format::U32)).into(),
+            ))
+        })
+    }
+}
+
+impl kiln::Schema for SkipVariant {
+    fn describe(d: &mut kiln::schema::Describer) -> kiln::schema::model::Format {
+        use kiln::schema::model::{Container, Field, Format, Shape, Variant};
+        d.container::<Self>("SkipVariant", "SkipVariant", |_| {
+            Container::Enum(vec![
+                Variant::new("Seq", Shape::Tuple(vec![Format::U8; 3])),
+                Variant::new(
+                    "Map",
+                    Shape::Struct(["a", "b", "c"].map(|n| Field::new(n, Format::U8)).into()),
+                ),
+            ])
+        })
+    }
+}
+
 /// Every frame writer, one record or a batch, from a slice, an iterator or
 /// pushed one at a time, gives the same error for `value`.
 fn every_frame_writer_refuses<T>(value: T) -> Vec<kiln::Error>
 where
-    T: Serialize + for<'de> Deserialize<'de> + Clone,
+    T: Serialize + for<'de> Deserialize<'de> + kiln::Schema + Clone,
 {
     let options = kiln::frame::FrameOptions::new();
     let mut w = options.batch_writer::<_, T>(Vec::new()).unwrap();
@@ -506,7 +573,7 @@ fn a_variant_skipped_only_when_deserializing_is_refused_by_frame_writers() {
 }
 
 /// A hand-written `Serialize` that declares two fields and writes one.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Debug, Clone, PartialEq, kiln::Schema)]
 struct Liar {
     a: u32,
     b: u32,
@@ -537,7 +604,7 @@ fn frames_of_matching_types_are_written_as_before() {
     let shapes = [SkipVariant::Seq(1, 2, 3)];
     // The same type without the skipped variant frames fine, and a frame
     // writer leaves a bad record out of the batch it pushes to.
-    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone, kiln::Schema)]
     enum Plain {
         Seq(u8, u8, u8),
         Map { a: u8, b: u8, c: u8 },

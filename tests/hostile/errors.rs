@@ -43,7 +43,7 @@ fn bad_bool() {
             message: "invalid bool: expected 00 or 01, found 02 at byte 0",
         },
     );
-    #[derive(Deserialize, Debug)]
+    #[derive(Deserialize, Debug, kiln::Schema)]
     #[allow(dead_code)]
     struct Flags {
         a: bool,
@@ -160,7 +160,7 @@ fn invalid_utf8_points_at_the_bad_byte() {
     assert_eq!(b.as_slice(), [0xc0, 0x80]);
 }
 
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
 enum Shape {
     Empty,
     Circle(f32),
@@ -288,7 +288,7 @@ fn count_too_large() {
          found a count of 4294967295 at byte 0"
     );
     // Maps too, with the path of the field.
-    #[derive(Deserialize, Debug)]
+    #[derive(Deserialize, Debug, kiln::Schema)]
     #[allow(dead_code)]
     struct Index {
         version: u8,
@@ -320,7 +320,7 @@ fn count_too_large_from_a_reader_is_the_end_of_input() {
         kiln::from_reader::<_, Vec<u64>>(&hex("00 00 00 01 00 00 00 00 00 00")[..]).unwrap_err();
     assert_eq!(err.kind().code(), "unexpected-end");
     assert_eq!(err.offset(), Some(4));
-    #[derive(Deserialize, Debug)]
+    #[derive(Deserialize, Debug, kiln::Schema)]
     #[allow(dead_code)]
     struct Point {
         x: i32,
@@ -347,7 +347,7 @@ fn trailing_bytes() {
             message: "trailing bytes: expected end of input, found 2 more bytes at byte 1",
         },
     );
-    #[derive(Deserialize, Debug)]
+    #[derive(Deserialize, Debug, kiln::Schema)]
     #[allow(dead_code)]
     struct Point {
         x: i32,
@@ -515,7 +515,7 @@ fn adjacently_tagged_enum_is_unsupported() {
 
 #[test]
 fn flatten_is_unsupported() {
-    #[derive(Serialize, Deserialize, Debug)]
+    #[derive(Serialize, Deserialize, Debug, kiln::Schema)]
     struct Extra {
         b: u8,
     }
@@ -577,13 +577,13 @@ fn self_describing_values_are_unsupported() {
 
 // ----- paths -----
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
 struct Mesh {
     id: u8,
     name: String,
 }
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
 struct Scene {
     version: u16,
     meshes: Vec<Mesh>,
@@ -620,7 +620,7 @@ fn path_through_a_vec_of_structs() {
 
 #[test]
 fn path_through_a_map_entry_and_a_variant() {
-    #[derive(Serialize, Deserialize, Debug)]
+    #[derive(Serialize, Deserialize, Debug, kiln::Schema)]
     struct Layers {
         by_id: BTreeMap<u8, Shape>,
     }
@@ -860,7 +860,7 @@ fn the_error_is_one_word_and_thread_safe() {
 /// thread, mutation on the way out, and be freed once.
 #[test]
 fn an_error_keeps_its_contents_across_moves_and_threads() {
-    #[derive(serde::Deserialize, Debug)]
+    #[derive(serde::Deserialize, Debug, kiln::Schema)]
     #[allow(dead_code)]
     struct Outer {
         a: u8,

@@ -13,12 +13,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::common::Point;
 
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
 struct Message {
     text: String,
 }
 
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
 enum Shape {
     Empty,
     Circle(f32),
@@ -26,7 +26,7 @@ enum Shape {
     Label { text: String, size: u8 },
 }
 
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
 struct Record {
     id: u64,
     name: String,

@@ -28,13 +28,13 @@ fn root() -> &'static Path {
 use crate::common::Point;
 use crate::common::hex;
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, kiln::Schema)]
 #[allow(dead_code)]
 struct Message {
     text: String,
 }
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, kiln::Schema)]
 #[allow(dead_code)]
 enum Color {
     Red,
@@ -43,7 +43,7 @@ enum Color {
 }
 
 /// Has variants 0 to 3, one of each of serde's four kinds.
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, kiln::Schema)]
 #[allow(dead_code)]
 enum Shape {
     Empty,
@@ -250,7 +250,10 @@ fn decode_slice(ty: &str, bytes: &[u8]) -> kiln::Result<()> {
 }
 
 /// The first error of a batch, from a slice and from a reader.
-fn first_batch_errors<T: DeserializeOwned>(bytes: &[u8], framed: bool) -> Vec<kiln::Error> {
+fn first_batch_errors<T: DeserializeOwned + kiln::Schema>(
+    bytes: &[u8],
+    framed: bool,
+) -> Vec<kiln::Error> {
     let first = |mut it: Box<dyn Iterator<Item = kiln::Result<T>> + '_>| {
         it.find_map(Result::err).expect("the batch holds no error")
     };

@@ -30,22 +30,22 @@ use serde_json::{Map, Value};
 use crate::common::Point;
 use crate::common::to_hex;
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
 struct Message {
     text: String,
 }
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
 struct Unit;
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
 struct Id(u32);
 
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
 struct Pair(u8, String);
 
 /// One variant of each of serde's four kinds.
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
 enum Shape {
     Empty,
     Circle(f32),
@@ -54,7 +54,7 @@ enum Shape {
 }
 
 /// A recursive enum: one nesting level per link, four bytes each.
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, kiln::Schema)]
 enum Chain {
     End,
     Link(Box<Chain>),

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::common::Point;
 use crate::common::hex;
 
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
 struct Message {
     text: String,
 }

@@ -8,13 +8,13 @@ use serde::Deserialize;
 use crate::common::Point;
 use crate::common::{golden, hex, to_hex, vectors};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, kiln::Schema)]
 #[allow(dead_code)]
 struct Message {
     text: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, kiln::Schema)]
 #[allow(dead_code)]
 enum Shape {
     Circle(f64),
@@ -22,14 +22,14 @@ enum Shape {
     Empty,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, kiln::Schema)]
 #[allow(dead_code)]
 enum List {
     Nil,
     Cons(i32, Box<List>),
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, kiln::Schema)]
 #[allow(dead_code)]
 struct Tree {
     value: u32,
@@ -43,7 +43,7 @@ const PTS: [Point; 3] = [
 ];
 
 /// The first error of a framed batch read, from a slice and from a reader.
-fn first_errors<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> [kiln::Error; 2] {
+fn first_errors<T: serde::de::DeserializeOwned + kiln::Schema>(bytes: &[u8]) -> [kiln::Error; 2] {
     let a = match frame::batch_from_slice::<T>(bytes) {
         Err(e) => e,
         Ok(mut it) => it.find_map(Result::err).expect("slice: no error"),
@@ -195,7 +195,7 @@ fn schema_text_vector(v: &serde_json::Value) {
         assert_eq!(e.offset(), v["offset"].as_u64(), "{name}: {e}");
         // Registered as a schema, the text is kept but has no model.
         assert_eq!(
-            kiln::schema::Schema::from_text(text).model(),
+            kiln::schema::Canonical::from_text(text).model(),
             None,
             "{name}"
         );
@@ -203,11 +203,11 @@ fn schema_text_vector(v: &serde_json::Value) {
     }
     let text = v["text"].as_str().unwrap();
     let model = kiln::schema::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let schema = kiln::schema::Schema::from_model(model.clone());
+    let schema = kiln::schema::Canonical::from_model(model.clone());
     assert_eq!(schema.text(), Some(text), "{name}");
     assert_eq!(schema.fingerprint().to_string(), v["fingerprint"], "{name}");
     assert_eq!(
-        kiln::schema::Schema::from_text(text).model(),
+        kiln::schema::Canonical::from_text(text).model(),
         Some(&model),
         "{name}"
     );

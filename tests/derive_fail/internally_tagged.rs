@@ -1,0 +1,5 @@
+#[derive(serde::Serialize, serde::Deserialize, kiln::Schema)]
+#[serde(tag = "type")]
+enum Event { Start { at: u64 }, Stop { at: u64 } }
+
+fn main() {}

@@ -1,0 +1,5 @@
+#[derive(serde::Serialize, serde::Deserialize, kiln::Schema)]
+#[serde(untagged)]
+enum Either { A(u32), B(String) }
+
+fn main() {}
