@@ -263,6 +263,44 @@ fn aliased_fields_read_back_in_bare_records_and_batches() {
     assert_eq!((e.kind().code(), e.offset()), ("unexpected-end", Some(10)));
 }
 
+#[test]
+fn aliased_fields_read_back_in_frames_and_leave_the_schema_text_alone() {
+    use kiln::schema::model::{Container, Shape};
+    let r = Renamed {
+        id: 7,
+        name: "hi".into(),
+        score: -2,
+    };
+    let bytes = frame::to_vec(&r).unwrap();
+    assert_eq!(frame::from_slice::<Renamed>(&bytes).unwrap(), r);
+    assert_eq!(frame::from_reader::<_, Renamed>(&bytes[..]).unwrap(), r);
+    let batch = frame::batch_to_vec(&[r.clone(), r.clone()]).unwrap();
+    let read: Vec<Renamed> = frame::batch_from_slice(&batch)
+        .unwrap()
+        .collect::<kiln::Result<_>>()
+        .unwrap();
+    assert_eq!(read, [r.clone(), r]);
+    let v = WithVariant::Fields {
+        width: 3,
+        height: 4,
+    };
+    let bytes = frame::to_vec(&v).unwrap();
+    assert_eq!(frame::from_slice::<WithVariant>(&bytes).unwrap(), v);
+
+    // An alias is not text, so it changes no fingerprint; the model keeps it.
+    let schema = kiln::schema::schema_of::<Renamed>().unwrap();
+    assert_eq!(
+        schema.text(),
+        Some("root Renamed\nstruct Renamed { id: u32, name: str, score: i16 }\n")
+    );
+    let Container::Struct(Shape::Struct(fields)) = &schema.model().unwrap().containers["Renamed"]
+    else {
+        unreachable!()
+    };
+    assert_eq!(fields[1].aliases, ["a_title", "label"]);
+    assert_eq!(fields[2].aliases, ["old_score"]);
+}
+
 // ---------------------------------------------------------------------------
 // 7. A custom error at the top level points at the value's first byte.
 // ---------------------------------------------------------------------------
