@@ -10,7 +10,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         Ok(model) => {
             let schema = kiln::schema::Canonical::from_model(model);
             assert_eq!(schema.text(), Some(text));
-            assert_eq!(schema.fingerprint(), kiln::schema::Fingerprint::of_text(text));
+            assert_eq!(
+                schema.fingerprint(),
+                kiln::schema::Fingerprint::of_text(text)
+            );
         }
         Err(e) => {
             assert_eq!(e.kind().code(), "schema-text");
