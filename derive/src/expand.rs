@@ -56,12 +56,16 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         described,
         ..
     } = w;
-    refusals.into_result()?;
+    // With a refusal, the impl is still written (refused fields describe
+    // as `unit`) beside the error, so that the error is the only one: every
+    // use of the type would otherwise add a "Schema is not implemented".
+    let refused = refusals.into_result().err().map(|e| e.into_compile_error());
     let described: Vec<&Type> = described.iter().collect();
     let generics = bounds::with_bounds(cont.generics, &described, kiln.bound.as_deref(), &krate);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let ident = &cont.ident;
     Ok(quote! {
+        #refused
         #[automatically_derived]
         impl #impl_generics #krate::Schema for #ident #ty_generics #where_clause {
             fn describe(

@@ -134,8 +134,10 @@ impl Describer {
                         rust_name,
                         format!(
                             "two types in one schema have the serde name `{name}` but \
-                             different layouts (`{other}` is `{}`, this one is `{}`); \
-                             rename one with #[serde(rename = \"...\")]",
+                             different layouts (`{other}` is `{}`, this one is `{}`). \
+                             serde names every instance of a generic type alike: wrap \
+                             one in a newtype struct of its own name; two distinct \
+                             types can take #[serde(rename = \"...\")]",
                             a.trim_end(),
                             b.trim_end()
                         ),

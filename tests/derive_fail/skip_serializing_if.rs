@@ -5,4 +5,7 @@ struct Profile {
     age: u8,
 }
 
-fn main() {}
+fn main() {
+    // The refusal is the only error: the type still implements Schema.
+    let _ = kiln::schema::schema_of::<Profile>();
+}
