@@ -25,6 +25,7 @@ LAYERS = [
     ["schema", "records"],
     ["batch"],
     ["frame"],
+    ["value"],
     ["lib"],
 ]
 

@@ -66,6 +66,7 @@ pub mod read;
 mod records;
 pub mod schema;
 pub mod ser;
+pub mod value;
 
 use std::io;
 

@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::de::{Decoder, Deserializer, Pass, with_detail};
+use crate::de::{Decoder, Deserializer, Pass, RecordSeed, Typed, with_detail};
 use crate::error::{Error, ErrorKind, Result};
 use crate::options::Options;
 use crate::read::{IoRead, Read, SliceRead};
@@ -26,26 +26,27 @@ use crate::read::{IoRead, Read, SliceRead};
 /// the record is first tried on the bytes already buffered (see
 /// [`Deserializer::deserialize_next`]).
 #[inline(always)]
-pub(crate) fn read_record<'de, R: Read<'de>, T: Deserialize<'de>, const D: bool>(
+pub(crate) fn read_record<'de, R: Read<'de>, K: RecordSeed<'de>, const D: bool>(
     de: &mut Decoder<R, D>,
+    seed: &K,
     index: u64,
     base: u64,
     last_len: Option<&mut usize>,
-) -> Result<T> {
+) -> Result<K::Value> {
     de.reset_budgets();
     let start = de.offset();
     let limit = de.options().byte_limit;
     de.read_mut().set_byte_limit(start, limit);
     let value = match last_len {
-        Some(last_len) => de.deserialize_next(last_len),
-        None => T::deserialize(&mut *de),
+        Some(last_len) => de.deserialize_next(seed, last_len),
+        None => seed.read(de),
     };
     match value {
         Ok(value) => {
             if de.offset() == start {
                 // A record of no bytes: without the budget a huge count
                 // would loop.
-                de.charge_zero_sized(std::mem::size_of::<T>())
+                de.charge_zero_sized(seed.memory_size())
                     .map_err(|e| in_record(e, base, index))?;
             }
             Ok(value)
@@ -72,7 +73,10 @@ fn in_record(e: Error, base: u64, index: u64) -> Error {
 
 /// Reads the records of a batch held in a byte slice; see
 /// [`batch::from_slice`](crate::batch::from_slice).
-pub struct SliceRecords<'de, T> {
+///
+/// `K` says how a record is read: by `T`'s own `Deserialize`, or by a
+/// schema known at run time ([`crate::value`]).
+pub struct SliceRecords<'de, T, K = Typed<T>> {
     /// Reads without detail; a record that fails is read again with detail
     /// ([`record_error`]).
     de: Decoder<SliceRead<'de>, false>,
@@ -85,6 +89,7 @@ pub struct SliceRecords<'de, T> {
     /// batch, and for a streamed frame, whose trailer was checked already).
     declared_len: Option<u64>,
     done: bool,
+    seed: K,
     marker: PhantomData<fn() -> T>,
 }
 
@@ -96,6 +101,19 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
         count: Option<u64>,
         declared_len: Option<u64>,
     ) -> Self {
+        SliceRecords::with_seed(bytes, options, base, count, declared_len, Typed::new())
+    }
+}
+
+impl<'de, T, K: RecordSeed<'de, Value = T>> SliceRecords<'de, T, K> {
+    pub(crate) fn with_seed(
+        bytes: &'de [u8],
+        options: Options,
+        base: u64,
+        count: Option<u64>,
+        declared_len: Option<u64>,
+        seed: K,
+    ) -> Self {
         SliceRecords {
             de: Decoder::undetailed(SliceRead::new(bytes), options),
             index: 0,
@@ -103,6 +121,7 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
             count_left: count,
             declared_len,
             done: false,
+            seed,
             marker: PhantomData,
         }
     }
@@ -125,7 +144,8 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
     #[inline(always)]
     fn at_end(&mut self) -> Option<Error> {
         self.done = true;
-        let (index, error) = end_of_records::<T>(
+        let (index, error) = end_of_records(
+            &self.seed,
             self.rest(),
             self.de.offset(),
             self.base,
@@ -147,7 +167,8 @@ impl<'de, T: Deserialize<'de>> SliceRecords<'de, T> {
 /// `Deserialize` is not deterministic, and that is the error.
 #[cold]
 #[inline(never)]
-fn record_error<'de, T: Deserialize<'de>>(
+fn record_error<'de, K: RecordSeed<'de>>(
+    seed: &K,
     rest: &'de [u8],
     len: usize,
     options: Options,
@@ -156,10 +177,10 @@ fn record_error<'de, T: Deserialize<'de>>(
     zero_sized_left: u64,
 ) -> Error {
     let record = OneRecord {
+        seed,
         index,
         base,
         zero_sized_left,
-        marker: PhantomData::<fn() -> T>,
     };
     match with_detail(rest, len, &options, &record) {
         Err(e) => e,
@@ -177,26 +198,26 @@ fn record_error<'de, T: Deserialize<'de>>(
 
 /// One record of a batch, for [`with_detail`]: it starts where the
 /// reader stands, with `zero_sized_left` of the input's budget.
-struct OneRecord<T> {
+struct OneRecord<'k, K> {
+    seed: &'k K,
     index: u64,
     base: u64,
     zero_sized_left: u64,
-    marker: PhantomData<fn() -> T>,
 }
 
-impl<'de, T: Deserialize<'de>> Pass<'de> for OneRecord<T> {
-    type Value = T;
-    type Output = T;
+impl<'de, K: RecordSeed<'de>> Pass<'de> for OneRecord<'_, K> {
+    type Value = K::Value;
+    type Output = K::Value;
 
     fn start<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) {
         de.set_zero_sized_left(self.zero_sized_left);
     }
 
-    fn read<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<T> {
-        read_record(de, self.index, self.base, None)
+    fn read<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<K::Value> {
+        read_record(de, self.seed, self.index, self.base, None)
     }
 
-    fn output<const D: bool>(value: T, _: &Decoder<SliceRead<'de>, D>) -> T {
+    fn output<const D: bool>(value: K::Value, _: &Decoder<SliceRead<'de>, D>) -> K::Value {
         value
     }
 }
@@ -208,7 +229,8 @@ impl<'de, T: Deserialize<'de>> Pass<'de> for OneRecord<T> {
 #[allow(clippy::too_many_arguments)]
 #[cold]
 #[inline(never)]
-fn end_of_records<'de, T: Deserialize<'de>>(
+fn end_of_records<'de, K: RecordSeed<'de>>(
+    seed: &K,
     rest: &'de [u8],
     consumed: u64,
     base: u64,
@@ -236,7 +258,7 @@ fn end_of_records<'de, T: Deserialize<'de>>(
             let mut de = Deserializer::with_options(SliceRead::new(rest), options);
             de.set_zero_sized_left(zero_sized_left);
             while !de.read_ref().rest().is_empty() {
-                if let Err(e) = read_record::<_, T, true>(&mut de, index, offset, None) {
+                if let Err(e) = read_record(&mut de, seed, index, offset, None) {
                     return (index, Some(e));
                 }
                 index += 1;
@@ -262,7 +284,7 @@ fn end_of_records<'de, T: Deserialize<'de>>(
     (index, Some(error))
 }
 
-impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
+impl<'de, T, K: RecordSeed<'de, Value = T>> Iterator for SliceRecords<'de, T, K> {
     type Item = Result<T>;
 
     // Always inlined into the caller's loop: a record returned from a
@@ -278,7 +300,7 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
         }
         let (rest, len) = self.de.read_ref().parts();
         let zero_sized_left = self.de.zero_sized_left();
-        match read_record(&mut self.de, self.index, self.base, None) {
+        match read_record(&mut self.de, &self.seed, self.index, self.base, None) {
             Ok(value) => {
                 self.index += 1;
                 if let Some(left) = &mut self.count_left {
@@ -291,8 +313,15 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
                 *self.de.read_mut() = SliceRead::from_parts(rest, len);
                 self.de.set_zero_sized_left(zero_sized_left);
                 let options = *self.de.options();
-                let e =
-                    record_error::<T>(rest, len, options, self.index, self.base, zero_sized_left);
+                let e = record_error(
+                    &self.seed,
+                    rest,
+                    len,
+                    options,
+                    self.index,
+                    self.base,
+                    zero_sized_left,
+                );
                 // A declared count with the bytes used up: records of no
                 // bytes may still follow; anything else is a count too large.
                 if no_record_there(&e, at_end) {
@@ -311,7 +340,7 @@ impl<'de, T: Deserialize<'de>> Iterator for SliceRecords<'de, T> {
     }
 }
 
-impl<T> std::fmt::Debug for SliceRecords<'_, T> {
+impl<T, K> std::fmt::Debug for SliceRecords<'_, T, K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SliceRecords")
             .field("index", &self.index)
@@ -381,9 +410,10 @@ impl<S> StreamEnd<S> for Bare {
 /// buffer, until `E` says they are over: [`ReaderRecords`] for a bare
 /// batch, [`FramedReaderRecords`](crate::frame::FramedReaderRecords) for
 /// a framed one.
-pub(crate) struct StreamRecords<S, T, E> {
+pub(crate) struct StreamRecords<S, T, E, K = Typed<T>> {
     de: Deserializer<IoRead<S>>,
     end: E,
+    seed: K,
     index: u64,
     /// Bytes the last record took.
     last_len: usize,
@@ -417,7 +447,7 @@ impl<R, T> std::fmt::Debug for ReaderRecords<R, T> {
     }
 }
 
-impl<S, T, E> StreamRecords<S, T, E> {
+impl<S, T, E, K> StreamRecords<S, T, E, K> {
     /// The `Debug` of the public type `name` that wraps this reader.
     pub(crate) fn fmt_as(&self, name: &str, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct(name)
@@ -429,9 +459,16 @@ impl<S, T, E> StreamRecords<S, T, E> {
 
 impl<S: io::Read, T, E> StreamRecords<S, T, E> {
     pub(crate) fn new(source: S, options: Options, end: E) -> Self {
+        StreamRecords::with_seed(source, options, end, Typed::new())
+    }
+}
+
+impl<S: io::Read, T, E, K> StreamRecords<S, T, E, K> {
+    pub(crate) fn with_seed(source: S, options: Options, end: E, seed: K) -> Self {
         StreamRecords {
             de: Deserializer::with_options(IoRead::new(source), options),
             end,
+            seed,
             index: 0,
             last_len: 0,
             done: false,
@@ -450,7 +487,9 @@ impl<S: io::Read, T, E> StreamRecords<S, T, E> {
     }
 }
 
-impl<S: io::Read, T: DeserializeOwned, E: StreamEnd<S>> StreamRecords<S, T, E> {
+impl<S: io::Read, T, E: StreamEnd<S>, K: for<'de> RecordSeed<'de, Value = T>>
+    StreamRecords<S, T, E, K>
+{
     /// The records are over: what `E` finds wrong there, if anything.
     #[cold]
     #[inline(never)]
@@ -471,7 +510,13 @@ impl<S: io::Read, T: DeserializeOwned, E: StreamEnd<S>> StreamRecords<S, T, E> {
     #[inline(always)]
     fn record(&mut self) -> Option<Result<T>> {
         let base = self.end.base();
-        match read_record(&mut self.de, self.index, base, Some(&mut self.last_len)) {
+        match read_record(
+            &mut self.de,
+            &self.seed,
+            self.index,
+            base,
+            Some(&mut self.last_len),
+        ) {
             Ok(value) => {
                 self.index += 1;
                 Some(Ok(value))
@@ -484,7 +529,9 @@ impl<S: io::Read, T: DeserializeOwned, E: StreamEnd<S>> StreamRecords<S, T, E> {
     }
 }
 
-impl<S: io::Read, T: DeserializeOwned, E: StreamEnd<S>> Iterator for StreamRecords<S, T, E> {
+impl<S: io::Read, T, E: StreamEnd<S>, K: for<'de> RecordSeed<'de, Value = T>> Iterator
+    for StreamRecords<S, T, E, K>
+{
     type Item = Result<T>;
 
     #[inline]

@@ -109,6 +109,41 @@ pub(super) fn serialize_raw<S: Serializer, T: Element>(
     )
 }
 
+/// Serializes an array given as its elements' little-endian bytes (for
+/// writers without the Rust type, `crate::value`): in place when the
+/// bytes are aligned for the element type on a little-endian host,
+/// otherwise copied into typed elements first. `bytes` holds exactly the
+/// elements of `shape`.
+pub(crate) fn serialize_le_bytes<S: Serializer>(
+    s: S,
+    dtype: crate::Dtype,
+    shape: &[usize],
+    bytes: &[u8],
+) -> std::result::Result<S::Ok, S::Error> {
+    macro_rules! each {
+        ($($ty:ident $variant:ident $code:literal,)*) => {
+            match dtype {
+                $(crate::Dtype::$variant => {
+                    let in_place = if cfg!(target_endian = "little") {
+                        bytemuck::try_cast_slice::<u8, $ty>(bytes).ok()
+                    } else {
+                        None
+                    };
+                    match in_place {
+                        Some(data) => serialize_raw(s, shape, data),
+                        None => {
+                            let data = crate::block::vec_from_le_bytes::<$ty>(bytes)
+                                .ok_or_else(|| serde::ser::Error::custom("array bytes are not whole elements"))?;
+                            serialize_raw(s, shape, &data)
+                        }
+                    }
+                })*
+            }
+        };
+    }
+    crate::dtype::with_dtypes!(each)
+}
+
 impl<T: Element> Serialize for Array<T> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         serialize_raw(s, &self.shape, &self.data)

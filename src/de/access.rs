@@ -279,7 +279,7 @@ impl<'de, 'a, R: Read<'de>, const D: bool> de::EnumAccess<'de> for EnumAccess<'a
             let (enum_name, variants) = (self.name, self.variants.len());
             return Err(fail::<D>(
                 || ErrorKind::UnknownVariant {
-                    enum_name,
+                    enum_name: enum_name.into(),
                     index,
                     variants,
                 },

@@ -16,6 +16,18 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
         request: crate::array::Request,
         visitor: V,
     ) -> Result<V::Value> {
+        let (shape, bytes, aligned) = self.read_array_block(request)?;
+        visitor
+            .visit_newtype_struct(crate::array::BlockDeserializer { shape, bytes })
+            .map_err(|e| e.or_offset(aligned))
+    }
+
+    /// The checks of [`Decoder::read_array`], up to the block: its shape,
+    /// its bytes and the offset at which they start.
+    pub(crate) fn read_array_block<'s>(
+        &'s mut self,
+        request: crate::array::Request,
+    ) -> Result<(Vec<usize>, Reference<'de, 's, [u8]>, u64)> {
         use crate::array::directory::{BLOCK_ALIGN, TRAILER_LEN};
         let start = self.read.offset();
         if !self.arrays.whole_record {
@@ -112,8 +124,6 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
                 return Err(Error::at(ErrorKind::ViewUnavailable { reason }, aligned));
             }
         }
-        visitor
-            .visit_newtype_struct(crate::array::BlockDeserializer { shape, bytes })
-            .map_err(|e| e.or_offset(aligned))
+        Ok((shape, bytes, aligned))
     }
 }

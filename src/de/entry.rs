@@ -14,21 +14,62 @@ use super::Decoder;
 use super::Deserializer;
 use crate::error::{Error, Result};
 use crate::options::Options;
-use crate::read::{IoRead, SliceRead};
+use crate::read::{IoRead, Read, SliceRead};
+
+/// How one record is read: by a type's own `Deserialize` ([`Typed`]), or
+/// by a schema known only at run time (`crate::value`). The readers of
+/// records back to back take one, so that both kinds share their rules.
+pub trait RecordSeed<'de> {
+    /// What a record is read into.
+    type Value;
+    /// Reads one record's value.
+    fn read<R: Read<'de>, const D: bool>(&self, de: &mut Decoder<R, D>) -> Result<Self::Value>;
+    /// The memory a record holds, charged to the zero-sized budget when
+    /// it takes no bytes (`spec/03-types.md` 3.19.2).
+    fn memory_size(&self) -> usize;
+}
+
+/// Records read by `T`'s own `Deserialize`.
+pub struct Typed<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> Typed<T> {
+    pub(crate) const fn new() -> Self {
+        Typed(std::marker::PhantomData)
+    }
+}
+
+impl<T> Clone for Typed<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Typed<T> {}
+
+impl<'de, T: Deserialize<'de>> RecordSeed<'de> for Typed<T> {
+    type Value = T;
+
+    #[inline(always)]
+    fn read<R: Read<'de>, const D: bool>(&self, de: &mut Decoder<R, D>) -> Result<T> {
+        T::deserialize(de)
+    }
+
+    #[inline(always)]
+    fn memory_size(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
+}
 
 /// One reading of a slice, written once for both levels of detail: the
 /// value, then the checks after it, then what the caller gets.
 pub(crate) trait Pass<'de> {
-    type Value: Deserialize<'de>;
+    type Value;
     type Output;
     /// Sets `de` up before the value (a whole record, a budget).
     #[inline(always)]
     fn start<const D: bool>(&self, _de: &mut Decoder<SliceRead<'de>, D>) {}
     /// Reads the value with `de`, from the start of its input.
-    #[inline(always)]
-    fn read<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<Self::Value> {
-        Self::Value::deserialize(de)
-    }
+    fn read<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<Self::Value>;
     /// Completes an error of [`Pass::read`] in the detailed pass only (the
     /// first pass drops its errors): `rest` is where the reading began.
     /// An error without an offset comes from the value's own `Deserialize`
@@ -97,6 +138,11 @@ impl<'de, T: Deserialize<'de>> Pass<'de> for WholeRecord<T> {
     type Output = T;
 
     #[inline(always)]
+    fn read<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<T> {
+        T::deserialize(de)
+    }
+
+    #[inline(always)]
     fn start<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) {
         de.set_whole_record();
     }
@@ -118,6 +164,11 @@ struct Prefix<T>(std::marker::PhantomData<fn() -> T>);
 impl<'de, T: Deserialize<'de>> Pass<'de> for Prefix<T> {
     type Value = T;
     type Output = (T, &'de [u8]);
+
+    #[inline(always)]
+    fn read<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<T> {
+        T::deserialize(de)
+    }
 
     #[inline(always)]
     fn output<const D: bool>(value: T, de: &Decoder<SliceRead<'de>, D>) -> Self::Output {

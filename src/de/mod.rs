@@ -12,13 +12,14 @@ mod access;
 mod arrays;
 mod entry;
 mod model;
+mod raw;
 
-pub(crate) use entry::{Pass, two_pass, with_detail};
+pub(crate) use entry::{Pass, RecordSeed, Typed, two_pass, with_detail};
 
 use access::*;
 use model::*;
 
-use serde::de::{self, Visitor};
+use serde::de::Visitor;
 
 use crate::block::{self, Element};
 use crate::error::{Error, ErrorKind, Result};
@@ -279,15 +280,16 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
     /// [`Deserializer::read_buffered`]). `last_len` is what the last value
     /// took, and is updated. For the readers of records back to back.
     #[inline(always)]
-    pub(crate) fn deserialize_next<T: de::Deserialize<'de>>(
+    pub(crate) fn deserialize_next<K: RecordSeed<'de>>(
         &mut self,
+        seed: &K,
         last_len: &mut usize,
-    ) -> Result<T> {
-        if D && let Some((value, used)) = self.read_buffered(*last_len, |de| T::deserialize(de)) {
+    ) -> Result<K::Value> {
+        if D && let Some((value, used)) = self.read_buffered(*last_len, |de| seed.read(de)) {
             *last_len = used;
             return Ok(value);
         }
-        self.deserialize_streamed(last_len)
+        self.deserialize_streamed(seed, last_len)
     }
 
     /// [`Deserializer::deserialize_next`] from the stream itself: out of
@@ -295,9 +297,13 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
     /// the caller's loop. Taken once per refill of the buffer, or for every
     /// value when values are larger than the buffer.
     #[inline(never)]
-    fn deserialize_streamed<T: de::Deserialize<'de>>(&mut self, last_len: &mut usize) -> Result<T> {
+    fn deserialize_streamed<K: RecordSeed<'de>>(
+        &mut self,
+        seed: &K,
+        last_len: &mut usize,
+    ) -> Result<K::Value> {
         let start = self.read.offset();
-        let value = T::deserialize(&mut *self)?;
+        let value = seed.read(self)?;
         *last_len = usize::try_from(self.read.offset() - start).unwrap_or(usize::MAX);
         Ok(value)
     }

@@ -340,7 +340,7 @@ pub(super) fn field_error(
 ) -> Error {
     let e = e.or_offset(start);
     match fields.and_then(|f| f.get(index)) {
-        Some(name) => e.in_field(name),
+        Some(name) => e.in_field(*name),
         None => e.in_position(index),
     }
 }

@@ -49,7 +49,7 @@ pub enum ErrorKind {
     )]
     UnknownVariant {
         /// The enum's name.
-        enum_name: &'static str,
+        enum_name: std::borrow::Cow<'static, str>,
         /// The index found in the input.
         index: u32,
         /// How many variants the reader's type has.
@@ -460,6 +460,15 @@ pub enum ErrorKind {
         /// The bytes found, in hex.
         found: String,
     },
+    /// A value does not fit the schema it is written or read under
+    /// (`spec/10-values.md`); the error's path says where.
+    #[error("value does not fit the schema: expected {expected}, found {found}")]
+    ValueMismatch {
+        /// What the schema has there.
+        expected: String,
+        /// What the value has there.
+        found: String,
+    },
     // ----- either side -----
     /// An I/O error from the underlying reader or writer.
     #[error("I/O error: {0}")]
@@ -541,6 +550,7 @@ impl ErrorKind {
             ErrorKind::SchemaTextMismatch { .. } => "schema-text-mismatch",
             ErrorKind::SchemaText { .. } => "schema-text",
             ErrorKind::SerializeMismatch { .. } => "serialize-mismatch",
+            ErrorKind::ValueMismatch { .. } => "value-mismatch",
             ErrorKind::NoSchema { .. } => "no-schema",
             ErrorKind::FrameTruncated { .. } => "frame-truncated",
             ErrorKind::CountMismatch { .. } => "count-mismatch",
@@ -594,7 +604,8 @@ impl ErrorKind {
             | K::SchemaTextMismatch { .. }
             | K::SchemaText { .. }
             | K::NoSchema { .. }
-            | K::SerializeMismatch { .. } => Category::Schema,
+            | K::SerializeMismatch { .. }
+            | K::ValueMismatch { .. } => Category::Schema,
             K::Unsupported { .. }
             | K::SkippedField { .. }
             | K::ArraysInBatch { .. }

@@ -13,6 +13,7 @@
 //! Each kind has a stable, language-neutral code ([`ErrorKind::code`]) used by
 //! the must-reject vectors in `spec/vectors/`.
 
+use std::borrow::Cow;
 use std::fmt::{self, Display};
 use std::io;
 
@@ -117,15 +118,18 @@ struct ErrorImpl {
 }
 
 /// One step of the path from the outermost value to the one that failed.
-#[derive(Clone, Copy, Debug)]
+///
+/// Names are borrowed from the Rust type when it has them, owned when they
+/// come from a schema read at run time ([`crate::value`]).
+#[derive(Clone, Debug)]
 enum Segment {
     /// A struct or enum passed on the way out; only the outermost is shown.
-    Container(&'static str),
-    Field(&'static str),
+    Container(Cow<'static, str>),
+    Field(Cow<'static, str>),
     Position(usize),
     Index(u64),
     Entry(u64),
-    Variant(&'static str),
+    Variant(Cow<'static, str>),
 }
 
 impl Error {
@@ -218,7 +222,7 @@ impl Error {
         }
         let mut out = String::new();
         for (i, seg) in self.0.path.iter().rev().enumerate() {
-            let _ = match *seg {
+            let _ = match seg {
                 Segment::Container(name) if i == 0 => write!(out, "{name}"),
                 Segment::Container(_) => Ok(()),
                 Segment::Field(name) => write!(out, ".{name}"),
@@ -259,14 +263,14 @@ impl Error {
     }
 
     #[cold]
-    pub(crate) fn in_container(mut self, name: &'static str) -> Self {
-        self.0.path.push(Segment::Container(name));
+    pub(crate) fn in_container(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.0.path.push(Segment::Container(name.into()));
         self
     }
 
     #[cold]
-    pub(crate) fn in_field(mut self, name: &'static str) -> Self {
-        self.0.path.push(Segment::Field(name));
+    pub(crate) fn in_field(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.0.path.push(Segment::Field(name.into()));
         self
     }
 
@@ -289,8 +293,8 @@ impl Error {
     }
 
     #[cold]
-    pub(crate) fn in_variant(mut self, name: &'static str) -> Self {
-        self.0.path.push(Segment::Variant(name));
+    pub(crate) fn in_variant(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.0.path.push(Segment::Variant(name.into()));
         self
     }
 }

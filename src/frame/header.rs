@@ -343,7 +343,7 @@ impl FrameHeader {
     }
 
     /// [`FrameHeader::parse`] with a limit on the schema text's length.
-    pub(super) fn parse_with(bytes: &[u8], max_text: u64) -> Result<FrameHeader> {
+    pub(crate) fn parse_with(bytes: &[u8], max_text: u64) -> Result<FrameHeader> {
         let (mut header, schema_len) =
             Self::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)], max_text)?;
         let end = usize::try_from(header.payload_offset).unwrap_or(usize::MAX);

@@ -49,11 +49,11 @@ mod write;
 pub use arrays::{fetch_array, fetch_array_view, list_arrays};
 pub use header::{FrameHeader, Payload, open};
 pub use stream::FramedReaderRecords;
+pub(crate) use stream::{FrameEnd, PayloadSource, framed_records};
 pub use write::FrameWriter;
 
 use header::*;
 use read::*;
-use stream::*;
 
 use std::io;
 
@@ -149,6 +149,11 @@ impl FrameOptions {
     pub fn decode(mut self, options: Options) -> Self {
         self.options = options;
         self
+    }
+
+    /// The limits readers use.
+    pub fn decode_options(&self) -> Options {
+        self.options
     }
 
     fn flags(&self) -> u16 {

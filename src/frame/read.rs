@@ -215,12 +215,25 @@ impl FrameOptions {
         &self,
         mut reader: R,
     ) -> Result<FramedReaderRecords<R, T>> {
+        let header = self.header_from_reader(&mut reader)?;
+        header.check_schema(schema::schema_of::<T>()?)?;
+        not_a_batch(&header)?;
+        let source = PayloadSource::new(reader, &header);
+        Ok(FramedReaderRecords(StreamRecords::new(
+            source,
+            self.options,
+            FrameEnd { header },
+        )))
+    }
+
+    /// Reads a frame's header and schema text from a stream, leaving the
+    /// stream at the payload's first byte. The text is read only within
+    /// both limits, never on the word of the header alone.
+    pub(crate) fn header_from_reader<R: io::Read>(&self, reader: &mut R) -> Result<FrameHeader> {
         let mut fixed = [0u8; HEADER_LEN];
-        let got = read_up_to(&mut reader, &mut fixed, 0)?;
+        let got = read_up_to(reader, &mut fixed, 0)?;
         let (mut header, schema_len) =
             FrameHeader::parse_fixed(&fixed[..got], self.options.schema_text_limit)?;
-        // The text is read only within both limits: never on the word of
-        // the header alone.
         if header.payload_offset > self.options.byte_limit {
             return Err(Error::at(
                 ErrorKind::ByteLimit {
@@ -231,7 +244,7 @@ impl FrameOptions {
         }
         let area_len = header.payload_offset - HEADER_LEN as u64;
         let mut area = Vec::new();
-        io::Read::take(&mut reader, area_len)
+        io::Read::take(reader, area_len)
             .read_to_end(&mut area)
             .map_err(|e| Error::at(ErrorKind::Io(e), HEADER_LEN as u64))?;
         if (area.len() as u64) < area_len {
@@ -243,14 +256,7 @@ impl FrameOptions {
             ));
         }
         header.take_schema(&area, schema_len)?;
-        header.check_schema(schema::schema_of::<T>()?)?;
-        not_a_batch(&header)?;
-        let source = PayloadSource::new(reader, &header);
-        Ok(FramedReaderRecords(StreamRecords::new(
-            source,
-            self.options,
-            FrameEnd { header },
-        )))
+        Ok(header)
     }
 }
 
@@ -371,6 +377,11 @@ struct SingleRecord<T> {
 impl<'de, T: Deserialize<'de>> Pass<'de> for SingleRecord<T> {
     type Value = T;
     type Output = T;
+
+    #[inline(always)]
+    fn read<const D: bool>(&self, de: &mut Decoder<SliceRead<'de>, D>) -> Result<T> {
+        T::deserialize(de)
+    }
 
     fn explain(&self, e: Error, rest: &'de [u8]) -> Error {
         single_record_error(e, rest.is_empty(), self.offset)

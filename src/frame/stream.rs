@@ -16,7 +16,7 @@ use crate::records::{StreamEnd, StreamRecords};
 /// Hands the payload to the record reader and nothing else: at most the
 /// declared length, or for a streamed frame everything but the last 32
 /// bytes (held back as the trailer). Checksums what it hands over.
-pub(super) struct PayloadSource<R> {
+pub(crate) struct PayloadSource<R> {
     pub(super) reader: R,
     /// The declared length, or `None` when streamed.
     pub(super) len: Option<u64>,
@@ -138,6 +138,18 @@ impl<R: io::Read> io::Read for PayloadSource<R> {
     }
 }
 
+/// The records of a framed batch read from a stream by `seed`, whose
+/// header (and schema text) `reader` has given already.
+pub(crate) fn framed_records<R: io::Read, T, K>(
+    reader: R,
+    header: FrameHeader,
+    options: crate::options::Options,
+    seed: K,
+) -> StreamRecords<PayloadSource<R>, T, FrameEnd, K> {
+    let source = PayloadSource::new(reader, &header);
+    StreamRecords::with_seed(source, options, FrameEnd { header }, seed)
+}
+
 /// Reads the records of a framed batch from an [`io::Read`]; see
 /// [`FrameOptions::batch_from_reader`](super::FrameOptions::batch_from_reader).
 pub struct FramedReaderRecords<R, T>(pub(super) StreamRecords<PayloadSource<R>, T, FrameEnd>);
@@ -172,7 +184,7 @@ impl<R, T> std::fmt::Debug for FramedReaderRecords<R, T> {
 /// What ends a framed batch read from a stream: the count and length of
 /// its header, or of its trailer when streamed, then its checksum and the
 /// end of the input.
-pub(super) struct FrameEnd {
+pub(crate) struct FrameEnd {
     pub(super) header: FrameHeader,
 }
 

@@ -108,6 +108,38 @@ impl FrameOptions {
         Ok(out)
     }
 
+    /// A frame of `records` written under `schema`, for writers without
+    /// the Rust type, which check each record against the schema
+    /// themselves: one record that holds shaped arrays gets its directory
+    /// and [`FLAG_DIRECTORY`]; a batch refuses them, as
+    /// [`FrameOptions::batch_extend`] does.
+    pub(crate) fn records_to_vec<V: Serialize>(
+        &self,
+        schema: &Canonical,
+        records: &[V],
+    ) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(HEADER_LEN + 64);
+        let mut directory = false;
+        self.write_into(&mut out, schema, |out| {
+            let mut ser = Serializer::new(out);
+            for (count, record) in records.iter().enumerate() {
+                record.serialize(&mut ser)?;
+                if records.len() == 1 {
+                    directory = ser.array_count() > 0;
+                } else {
+                    crate::batch::no_arrays(&ser, count as u64)?;
+                }
+            }
+            ser.finish()?;
+            Ok(records.len() as u64)
+        })?;
+        if directory {
+            let flags = self.flags() | FLAG_DIRECTORY;
+            out[at::FLAGS..at::FLAGS + 2].copy_from_slice(&flags.to_le_bytes());
+        }
+        Ok(out)
+    }
+
     /// A frame holding one record, written into an [`io::Write`]. The
     /// record is encoded in memory first, so the header can hold its
     /// length; the bytes are those of [`FrameOptions::to_vec`].

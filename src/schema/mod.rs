@@ -47,7 +47,7 @@ pub use describe::{Describer, MAX_DESCRIBE_DEPTH, Schema};
 #[cfg(feature = "ndarray")]
 pub use impls::arrays::{NdarrayField, describe_ndarray};
 pub use model::Model;
-pub use text::{MAX_NESTING, parse};
+pub use text::{MAX_CONTAINERS, MAX_NESTING, MAX_TEXT_LEN, parse};
 #[cfg(feature = "trace")]
 pub use trace::{Tracer, TracerConfig};
 

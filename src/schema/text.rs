@@ -17,6 +17,12 @@ use crate::error::{Error, ErrorKind, Result};
 /// Formats nested deeper than this (`option<option<...>>`) are refused.
 /// A decode refuses values nested deeper than 128 by default too.
 pub const MAX_NESTING: usize = 128;
+/// Texts longer than this many bytes are refused by [`parse`], at this
+/// offset: 16 MiB, sixteen times what a frame reader accepts by default.
+pub const MAX_TEXT_LEN: usize = 1 << 24;
+/// Texts that define more containers than this are refused by [`parse`],
+/// at the first line past it.
+pub const MAX_CONTAINERS: usize = 1 << 16;
 
 /// Words of the grammar: a name equal to one of them is quoted.
 const RESERVED: &[&str] = &[
@@ -252,6 +258,14 @@ fn write_container(out: &mut String, name: &str, container: &Container) {
 /// format nested deeper than [`MAX_NESTING`], or any other spelling than
 /// the canonical one (a tuple of equal elements, a quoted plain name, ...).
 pub fn parse(text: &str) -> Result<Model> {
+    if text.len() > MAX_TEXT_LEN {
+        return Err(Error::at(
+            ErrorKind::SchemaText {
+                reason: "the text is longer than MAX_TEXT_LEN (16 MiB)",
+            },
+            MAX_TEXT_LEN as u64,
+        ));
+    }
     let mut p = Parser {
         bytes: text.as_bytes(),
         text,
@@ -265,6 +279,9 @@ pub fn parse(text: &str) -> Result<Model> {
     let mut lines: Vec<(usize, String)> = Vec::new();
     while p.at < p.bytes.len() {
         let start = p.at;
+        if lines.len() == MAX_CONTAINERS {
+            return Err(p.fail_at(start, "more containers than MAX_CONTAINERS (65536)"));
+        }
         let (name, container) = p.container()?;
         p.expect("\n")?;
         if containers.contains_key(&name) {

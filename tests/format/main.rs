@@ -19,4 +19,5 @@ mod frame_arrays;
 mod properties;
 mod roundtrip;
 mod schema;
+mod value;
 mod zoo;

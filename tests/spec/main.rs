@@ -11,3 +11,4 @@ mod vectors_batch;
 mod vectors_block;
 mod vectors_directory;
 mod vectors_frame;
+mod vectors_values;

@@ -333,7 +333,11 @@ fn every_vector_of_the_catalogue_is_refused_as_stated() {
     for v in &vectors {
         assert!(names.insert(&v.name), "{} appears twice", v.name);
         let bytes = hex(&v.hex);
-        let errors = if v.name == "kiln-core-byte-limit" {
+        let errors = if v.ty == "schema" {
+            // Read by a schema text, which the catalogue does not show:
+            // `vectors_values.rs` reads these from their file.
+            continue;
+        } else if v.name == "kiln-core-byte-limit" {
             // The one vector read from a stream with a small byte limit.
             vec![
                 kiln::Options::new()

@@ -1,0 +1,315 @@
+//! Frames read and written without the Rust type: the schema is the
+//! frame's embedded text, or one the caller gives, checked against the
+//! frame's fingerprint (`spec/06-frame.md`, `spec/10-values.md`).
+
+use std::io::{self, Read as _};
+
+use super::decode::{self, Seed};
+use super::{Plan, Value};
+use crate::error::{Error, ErrorKind, Result};
+use crate::frame::{self, FrameEnd, FrameHeader, FrameOptions, PayloadSource};
+use crate::records::{SliceRecords, StreamRecords as Records};
+
+/// The plan of a frame: the caller's, if given (it must have the frame's
+/// fingerprint), otherwise the frame's embedded text.
+fn plan_of(header: &FrameHeader, given: Option<&Plan>) -> Result<Plan> {
+    match given {
+        Some(plan) => {
+            header.check_schema(plan.canonical())?;
+            Ok(plan.clone())
+        }
+        None => match &header.schema_text {
+            Some(text) => Plan::parse(text).map_err(|e| e.shifted(frame::HEADER_LEN as u64)),
+            None => Err(Error::at(
+                ErrorKind::NoSchema {
+                    type_name: header.fingerprint.to_string(),
+                    reason: "the frame carries no schema text; give the schema \
+                             (the writer's canonical text)"
+                        .into(),
+                },
+                16,
+            )),
+        },
+    }
+}
+
+/// The records of one frame held in memory, read as [`Value`]s.
+pub struct FrameRecords<'a> {
+    header: FrameHeader,
+    plan: Plan,
+    inner: Inner<'a>,
+}
+
+enum Inner<'a> {
+    /// A record with arrays, alone in its frame.
+    Single(Option<Result<Value<'a>>>),
+    Batch(SliceRecords<'a, Value<'a>, Seed>),
+}
+
+/// Reads the frame in `bytes` (exactly one frame): header, schema,
+/// payload checks (length, trailer, checksum), then an iterator over its
+/// records. `plan` is the schema to read with; `None` takes the frame's
+/// embedded text.
+///
+/// ```
+/// #[derive(serde::Serialize, kiln::Schema)]
+/// struct Point { x: i32, y: i32 }
+///
+/// let opts = kiln::frame::FrameOptions::new().embed_schema(true);
+/// let bytes = opts.batch_to_vec(&[Point { x: 1, y: 2 }, Point { x: 3, y: 4 }])?;
+/// let records = kiln::value::frame_records(&bytes, None)?;
+/// let json: Vec<String> = records
+///     .map(|r| r.map(|v| serde_json::to_string(&v).unwrap()))
+///     .collect::<Result<_, _>>()?;
+/// assert_eq!(json, [r#"{"x":1,"y":2}"#, r#"{"x":3,"y":4}"#]);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+///
+/// # Errors
+/// Those of [`FrameHeader::parse`] and [`FrameHeader::payload`];
+/// [`ErrorKind::NoSchema`] for a frame without text when no plan is
+/// given; [`ErrorKind::SchemaMismatch`] for a plan of another fingerprint;
+/// [`ErrorKind::SchemaText`] for an embedded text that does not parse
+/// (offset in the frame). The items fail as typed records do.
+pub fn frame_records<'a>(bytes: &'a [u8], plan: Option<&Plan>) -> Result<FrameRecords<'a>> {
+    frame_records_with(bytes, plan, &FrameOptions::new())
+}
+
+/// [`frame_records`] with the limits of `options`.
+///
+/// # Errors
+/// As [`frame_records`].
+pub fn frame_records_with<'a>(
+    bytes: &'a [u8],
+    plan: Option<&Plan>,
+    options: &FrameOptions,
+) -> Result<FrameRecords<'a>> {
+    let decode_options = options.decode_options();
+    let header = FrameHeader::parse_with(bytes, decode_options.schema_text_limit)?;
+    let plan = plan_of(&header, plan)?;
+    let payload = header.payload(bytes)?;
+    let inner = if header.has_directory() {
+        let record = if payload.record_count != 1 {
+            Err(Error::at(
+                ErrorKind::CountMismatch {
+                    declared: payload.record_count,
+                    found: 1,
+                },
+                24,
+            ))
+        } else {
+            super::from_slice_with(payload.bytes, &plan, &decode_options)
+                .map_err(|e| e.shifted(payload.offset))
+        };
+        Inner::Single(Some(record))
+    } else {
+        Inner::Batch(SliceRecords::with_seed(
+            payload.bytes,
+            decode_options,
+            payload.offset,
+            Some(payload.record_count),
+            (!header.is_streamed()).then_some(payload.bytes.len() as u64),
+            Seed(plan.clone()),
+        ))
+    };
+    Ok(FrameRecords {
+        header,
+        plan,
+        inner,
+    })
+}
+
+impl FrameRecords<'_> {
+    /// The frame's header.
+    pub fn header(&self) -> &FrameHeader {
+        &self.header
+    }
+
+    /// The schema the records are read with.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+}
+
+impl<'a> Iterator for FrameRecords<'a> {
+    type Item = Result<Value<'a>>;
+
+    fn next(&mut self) -> Option<Result<Value<'a>>> {
+        match &mut self.inner {
+            Inner::Single(record) => record.take(),
+            Inner::Batch(records) => records.next(),
+        }
+    }
+}
+
+/// Records read from a stream as owned values, for [`StreamRecords`].
+#[derive(Clone)]
+pub(crate) struct OwnedSeed(Plan);
+
+impl<'de> crate::de::RecordSeed<'de> for OwnedSeed {
+    type Value = Value<'static>;
+
+    fn read<R: crate::read::Read<'de>, const D: bool>(
+        &self,
+        de: &mut crate::de::Decoder<R, D>,
+    ) -> Result<Value<'static>> {
+        decode::read(de, &self.0, self.0.root()).map(Value::into_owned)
+    }
+
+    fn memory_size(&self) -> usize {
+        1
+    }
+}
+
+/// The records of a frame read from an [`io::Read`] in bounded memory, as
+/// [`Value`]s: the first record comes before the last is read. As for
+/// typed readers, the checksum and a streamed frame's trailer are checked
+/// at the end, so the last item may be an error.
+pub struct StreamRecords<R: io::Read> {
+    plan: Plan,
+    inner: StreamInner<R>,
+}
+
+enum StreamInner<R: io::Read> {
+    Single(Option<Result<Value<'static>>>),
+    Batch(Box<Records<PayloadSource<R>, Value<'static>, FrameEnd, OwnedSeed>>),
+}
+
+/// Keeps the bytes of a frame's header area as they are read, so that a
+/// record with arrays can be read with its frame around it.
+struct Recorder<R> {
+    inner: R,
+    seen: Vec<u8>,
+    on: bool,
+}
+
+impl<R: io::Read> io::Read for Recorder<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if self.on {
+            self.seen.extend_from_slice(&buf[..n]);
+        }
+        Ok(n)
+    }
+}
+
+impl<R: io::Read> StreamRecords<R> {
+    /// Reads the frame's header and schema from `reader`; records follow
+    /// as the iterator asks. A record with shaped arrays (the DIRECTORY
+    /// flag) is read whole, within the byte limit.
+    ///
+    /// # Errors
+    /// As [`frame_records`], and [`ErrorKind::Io`].
+    pub fn new(reader: R, plan: Option<&Plan>, options: &FrameOptions) -> Result<Self> {
+        let mut reader = Recorder {
+            inner: reader,
+            seen: Vec::new(),
+            on: true,
+        };
+        let header = options.header_from_reader(&mut reader)?;
+        reader.on = false;
+        let plan = plan_of(&header, plan)?;
+        let decode_options = options.decode_options();
+        let inner = if header.has_directory() {
+            // The directory is at the record's end: the record is read
+            // whole (as the typed single-record reader does).
+            let mut bytes = Vec::new();
+            let limit = decode_options
+                .byte_limit
+                .saturating_add(frame::TRAILER_LEN as u64);
+            io::Read::take(&mut reader, limit)
+                .read_to_end(&mut bytes)
+                .map_err(|e| Error::at(ErrorKind::Io(e), header.payload_offset))?;
+            let mut whole = std::mem::take(&mut reader.seen);
+            whole.extend_from_slice(&bytes);
+            let record = frame_records_with(&whole, Some(&plan), options)
+                .and_then(|mut r| r.next().unwrap_or_else(|| Ok(Value::Unit)))
+                .map(Value::into_owned);
+            StreamInner::Single(Some(record))
+        } else {
+            StreamInner::Batch(Box::new(frame::framed_records(
+                reader.inner,
+                header,
+                decode_options,
+                OwnedSeed(plan.clone()),
+            )))
+        };
+        Ok(StreamRecords { plan, inner })
+    }
+
+    /// The schema the records are read with.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Records read so far.
+    pub fn index(&self) -> u64 {
+        match &self.inner {
+            StreamInner::Single(r) => u64::from(r.is_none()),
+            StreamInner::Batch(b) => b.index(),
+        }
+    }
+}
+
+impl<R: io::Read> Iterator for StreamRecords<R> {
+    type Item = Result<Value<'static>>;
+
+    fn next(&mut self) -> Option<Result<Value<'static>>> {
+        match &mut self.inner {
+            StreamInner::Single(record) => record.take(),
+            StreamInner::Batch(records) => records.next(),
+        }
+    }
+}
+
+/// One frame of a file or buffer that holds frames back to back: where it
+/// starts, its header, and its bytes.
+#[derive(Debug)]
+pub struct FrameAt<'a> {
+    /// The frame's first byte in the whole input.
+    pub offset: u64,
+    /// Its header.
+    pub header: FrameHeader,
+    /// The whole frame, header to trailer.
+    pub bytes: &'a [u8],
+}
+
+/// The frames of `bytes`, back to back. A frame whose header declares
+/// its payload length ends there; a streamed frame (whose length is in its
+/// trailer) extends to the end of the input (`spec/06-frame.md`, 6.4).
+/// The iteration stops after the first error, which carries the offset in
+/// the whole input.
+pub fn read_frames(bytes: &[u8]) -> impl Iterator<Item = Result<FrameAt<'_>>> + '_ {
+    let mut at = 0usize;
+    let mut done = bytes.is_empty();
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let rest = &bytes[at..];
+        let item = FrameHeader::parse(rest).map(|header| {
+            let end = match header.payload_len {
+                Some(len) if !header.is_streamed() => header
+                    .payload_offset
+                    .checked_add(len)
+                    .filter(|&end| end <= rest.len() as u64)
+                    .map(|end| end as usize)
+                    .unwrap_or(rest.len()),
+                _ => rest.len(),
+            };
+            FrameAt {
+                offset: at as u64,
+                header,
+                bytes: &rest[..end],
+            }
+        });
+        match &item {
+            Ok(frame) => {
+                at += frame.bytes.len();
+                done = at >= bytes.len();
+            }
+            Err(_) => done = true,
+        }
+        Some(item.map_err(|e| e.shifted(at as u64)))
+    })
+}
