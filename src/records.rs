@@ -145,7 +145,7 @@ impl<'de, T, K: RecordSeed<'de, Value = T>> SliceRecords<'de, T, K> {
     fn at_end(&mut self) -> Option<Error> {
         self.done = true;
         let (index, error) = end_of_records(
-            &self.seed,
+            self.seed.clone(),
             self.rest(),
             self.de.offset(),
             self.base,
@@ -168,7 +168,7 @@ impl<'de, T, K: RecordSeed<'de, Value = T>> SliceRecords<'de, T, K> {
 #[cold]
 #[inline(never)]
 fn record_error<'de, K: RecordSeed<'de>>(
-    seed: &K,
+    seed: K,
     rest: &'de [u8],
     len: usize,
     options: Options,
@@ -177,7 +177,7 @@ fn record_error<'de, K: RecordSeed<'de>>(
     zero_sized_left: u64,
 ) -> Error {
     let record = OneRecord {
-        seed,
+        seed: &seed,
         index,
         base,
         zero_sized_left,
@@ -230,7 +230,7 @@ impl<'de, K: RecordSeed<'de>> Pass<'de> for OneRecord<'_, K> {
 #[cold]
 #[inline(never)]
 fn end_of_records<'de, K: RecordSeed<'de>>(
-    seed: &K,
+    seed: K,
     rest: &'de [u8],
     consumed: u64,
     base: u64,
@@ -258,7 +258,7 @@ fn end_of_records<'de, K: RecordSeed<'de>>(
             let mut de = Deserializer::with_options(SliceRead::new(rest), options);
             de.set_zero_sized_left(zero_sized_left);
             while !de.read_ref().rest().is_empty() {
-                if let Err(e) = read_record(&mut de, seed, index, offset, None) {
+                if let Err(e) = read_record(&mut de, &seed, index, offset, None) {
                     return (index, Some(e));
                 }
                 index += 1;
@@ -314,7 +314,7 @@ impl<'de, T, K: RecordSeed<'de, Value = T>> Iterator for SliceRecords<'de, T, K>
                 self.de.set_zero_sized_left(zero_sized_left);
                 let options = *self.de.options();
                 let e = record_error(
-                    &self.seed,
+                    self.seed.clone(),
                     rest,
                     len,
                     options,

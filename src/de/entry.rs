@@ -19,7 +19,7 @@ use crate::read::{IoRead, Read, SliceRead};
 /// How one record is read: by a type's own `Deserialize` ([`Typed`]), or
 /// by a schema known only at run time (`crate::value`). The readers of
 /// records back to back take one, so that both kinds share their rules.
-pub trait RecordSeed<'de> {
+pub trait RecordSeed<'de>: Clone {
     /// What a record is read into.
     type Value;
     /// Reads one record's value.
