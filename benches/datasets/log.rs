@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::Rng;
 
 /// One line of an access log.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, kiln::Schema)]
 pub struct Log {
     pub address: [u8; 4],
     pub identity: String,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::Rng;
 
 /// A point or direction in space.
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, kiln::Schema)]
 pub struct Vector3 {
     pub x: f32,
     pub y: f32,
@@ -14,7 +14,7 @@ pub struct Vector3 {
 }
 
 /// One triangle of the mesh.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, kiln::Schema)]
 pub struct Triangle {
     pub v0: Vector3,
     pub v1: Vector3,
@@ -23,7 +23,7 @@ pub struct Triangle {
 }
 
 /// A mesh.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, kiln::Schema)]
 pub struct Mesh {
     pub triangles: Vec<Triangle>,
 }

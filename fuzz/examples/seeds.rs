@@ -180,5 +180,23 @@ fn main() {
             write(&schema_text, name, text.as_bytes());
         }
     }
+    // Values: every vector of spec/vectors/values.json, as the value
+    // target's input (text length, text, record).
+    let value = corpus.join("value");
+    let file = fs::read_to_string(spec.join("vectors/values.json")).expect("values vectors");
+    let json: serde_json::Value = serde_json::from_str(&file).expect("values vectors JSON");
+    for v in json["vectors"].as_array().expect("vectors") {
+        let name = v["name"].as_str().expect("name");
+        let text = v["schema"].as_str().expect("schema");
+        let hex = v["hex"].as_str().expect("hex");
+        let mut input = (text.len() as u16).to_le_bytes().to_vec();
+        input.extend_from_slice(text.as_bytes());
+        input.extend(
+            (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex")),
+        );
+        write(&value, name, &input);
+    }
     println!("wrote {} inputs into {}", inputs.len(), corpus.display());
 }

@@ -252,10 +252,17 @@ impl Error {
         self
     }
 
-    /// Moves the offset by `base`, for errors raised by a reader that
-    /// started at byte `base` of the input (a frame's payload).
+    /// Moves the offset by `base`: for errors of a reader that started at
+    /// byte `base` of a larger input (a frame's payload, a frame in a
+    /// file), so that the offset counts from the larger input's start.
+    ///
+    /// ```
+    /// let err = kiln::from_slice::<bool>(&[7]).unwrap_err().shifted(100);
+    /// assert_eq!(err.offset(), Some(100));
+    /// ```
     #[cold]
-    pub(crate) fn shifted(mut self, base: u64) -> Self {
+    #[must_use]
+    pub fn shifted(mut self, base: u64) -> Self {
         if let Some(offset) = self.0.offset {
             self.0.offset = Some(offset.saturating_add(base));
         }

@@ -48,6 +48,7 @@ mod write;
 
 pub use arrays::{fetch_array, fetch_array_view, list_arrays};
 pub use header::{FrameHeader, Payload, open};
+pub(crate) use read::not_one_record;
 pub use stream::FramedReaderRecords;
 pub(crate) use stream::{FrameEnd, PayloadSource, framed_records};
 pub use write::FrameWriter;

@@ -90,6 +90,17 @@ impl FrameOptions {
         payload: &'de [u8],
         offset: u64,
     ) -> Result<T> {
+        self.record_with_directory_by(payload, offset, |de| T::deserialize(de))
+    }
+
+    /// [`FrameOptions::record_with_directory`] with the record read by
+    /// `read` (a type's `Deserialize`, or a schema at run time).
+    pub(crate) fn record_with_directory_by<'de, V>(
+        &self,
+        payload: &'de [u8],
+        offset: u64,
+        read: impl FnOnce(&mut Deserializer<SliceRead<'de>>) -> Result<V>,
+    ) -> Result<V> {
         if !crate::array::directory::has_trailer(payload) {
             return Err(Error::at(
                 ErrorKind::DirectoryFlag(FlagMismatch::NoTrailer),
@@ -98,8 +109,7 @@ impl FrameOptions {
         }
         let mut de =
             Deserializer::with_options(SliceRead::new(payload), self.options).whole_record();
-        let value =
-            T::deserialize(&mut de).map_err(|e| e.or_offset(0).shifted(offset).in_record(0))?;
+        let value = read(&mut de).map_err(|e| e.or_offset(0).shifted(offset).in_record(0))?;
         if !de.read_directory() {
             return Err(Error::at(
                 ErrorKind::DirectoryFlag(FlagMismatch::RecordWithoutArrays),
@@ -323,7 +333,7 @@ pub(super) fn payload_too_long(declared: u64, used: u64, offset: u64) -> Error {
 /// The error of a single-record frame whose header (at byte 24) declares
 /// `found` records.
 #[cold]
-pub(super) fn not_one_record(found: u64) -> Error {
+pub(crate) fn not_one_record(found: u64) -> Error {
     Error::at(
         ErrorKind::HeaderField {
             field: FrameField::RecordCount,

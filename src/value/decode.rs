@@ -41,9 +41,7 @@ pub(crate) fn read<'de, R: Read<'de>, const D: bool>(
         },
         Node::Map(k, v) => map(de, plan, *k, *v)?,
         Node::Tuple(items) => Value::Tuple(fixed(de, plan, items.iter().copied())?),
-        Node::Repeat(item, n) => {
-            Value::Tuple(fixed(de, plan, std::iter::repeat_n(*item, *n as usize))?)
-        }
+        Node::Repeat(item, n) => Value::Tuple(repeat(de, plan, *item, *n)?),
         Node::Shaped(dtype) => {
             let (shape, data, _) = de.raw_array(*dtype)?;
             Value::Array(ArrayValue {
@@ -221,6 +219,31 @@ fn fixed<'de, R: Read<'de>, const D: bool>(
         for (i, item) in items.enumerate() {
             let start = de.offset();
             out.push(read(de, plan, item).map_err(|e| e.or_offset(start).in_position(i))?);
+        }
+        Ok(out)
+    })
+}
+
+/// `[T; N]`: a tuple of `n` equal elements. A schema may say
+/// `[unit; 1000000000000]`, which no Rust type reads: an element that
+/// takes no bytes draws on the zero-sized budget, as a sequence's does,
+/// so the work stays in proportion to the input.
+fn repeat<'de, R: Read<'de>, const D: bool>(
+    de: &mut Decoder<R, D>,
+    plan: &Plan,
+    item: NodeId,
+    n: u64,
+) -> Result<Vec<Value<'de>>> {
+    de.raw_nested(|de| {
+        let mut out = Vec::with_capacity(n.min(4096) as usize);
+        for i in 0..n {
+            let start = de.offset();
+            let v = read(de, plan, item).map_err(|e| e.or_offset(start).in_position(i as usize))?;
+            if de.offset() == start {
+                de.charge_zero_sized(1)
+                    .map_err(|e| e.in_position(i as usize))?;
+            }
+            out.push(v);
         }
         Ok(out)
     })

@@ -8,7 +8,7 @@ use super::decode::{self, Seed};
 use super::{Plan, Value};
 use crate::error::{Error, ErrorKind, Result};
 use crate::frame::{self, FrameEnd, FrameHeader, FrameOptions, PayloadSource};
-use crate::records::{SliceRecords, StreamRecords as Records};
+use crate::records::{Bare, SliceRecords, StreamRecords as Records};
 
 /// The plan of a frame: the caller's, if given (it must have the frame's
 /// fingerprint), otherwise the frame's embedded text.
@@ -90,16 +90,11 @@ pub fn frame_records_with<'a>(
     let payload = header.payload(bytes)?;
     let inner = if header.has_directory() {
         let record = if payload.record_count != 1 {
-            Err(Error::at(
-                ErrorKind::CountMismatch {
-                    declared: payload.record_count,
-                    found: 1,
-                },
-                24,
-            ))
+            Err(frame::not_one_record(payload.record_count))
         } else {
-            super::from_slice_with(payload.bytes, &plan, &decode_options)
-                .map_err(|e| e.shifted(payload.offset))
+            options.record_with_directory_by(payload.bytes, payload.offset, |de| {
+                decode::read(de, &plan, plan.root())
+            })
         };
         Inner::Single(Some(record))
     } else {
@@ -262,6 +257,46 @@ impl<R: io::Read> Iterator for StreamRecords<R> {
     }
 }
 
+/// The records of a bare batch (records back to back, no frame) read
+/// from a stream by a schema given by the caller, in bounded memory; see
+/// [`bare_records`].
+pub struct BareRecords<R: io::Read>(Records<R, Value<'static>, Bare, OwnedSeed>);
+
+/// Reads a bare batch from `reader` as `plan` says its records are
+/// written: the first record comes before the last is read. Bare bytes
+/// carry no schema, so the plan must be the writer's; nothing can check
+/// it.
+///
+/// # Errors
+/// The items fail as typed records do, with the record index.
+pub fn bare_records<R: io::Read>(
+    reader: R,
+    plan: &Plan,
+    options: &crate::Options,
+) -> BareRecords<R> {
+    BareRecords(Records::with_seed(
+        reader,
+        *options,
+        Bare,
+        OwnedSeed(plan.clone()),
+    ))
+}
+
+impl<R: io::Read> BareRecords<R> {
+    /// Records read so far.
+    pub fn index(&self) -> u64 {
+        self.0.index()
+    }
+}
+
+impl<R: io::Read> Iterator for BareRecords<R> {
+    type Item = Result<Value<'static>>;
+
+    fn next(&mut self) -> Option<Result<Value<'static>>> {
+        self.0.next()
+    }
+}
+
 /// One frame of a file or buffer that holds frames back to back: where it
 /// starts, its header, and its bytes.
 #[derive(Debug)]
@@ -277,8 +312,9 @@ pub struct FrameAt<'a> {
 /// The frames of `bytes`, back to back. A frame whose header declares
 /// its payload length ends there; a streamed frame (whose length is in its
 /// trailer) extends to the end of the input (`spec/06-frame.md`, 6.4).
-/// The iteration stops after the first error, which carries the offset in
-/// the whole input.
+/// Bytes after a frame that do not start with the magic are
+/// `trailing-bytes`. The iteration stops after the first error, which
+/// carries the offset in the whole input.
 pub fn read_frames(bytes: &[u8]) -> impl Iterator<Item = Result<FrameAt<'_>>> + '_ {
     let mut at = 0usize;
     let mut done = bytes.is_empty();
@@ -287,6 +323,17 @@ pub fn read_frames(bytes: &[u8]) -> impl Iterator<Item = Result<FrameAt<'_>>> + 
             return None;
         }
         let rest = &bytes[at..];
+        if at > 0 && !rest.starts_with(&frame::MAGIC) {
+            // After a frame, bytes that do not begin one are not part of
+            // the file's frames: what a frame reader calls trailing bytes.
+            done = true;
+            return Some(Err(Error::at(
+                ErrorKind::TrailingBytes {
+                    count: rest.len() as u64,
+                },
+                at as u64,
+            )));
+        }
         let item = FrameHeader::parse(rest).map(|header| {
             let end = match header.payload_len {
                 Some(len) if !header.is_streamed() => header

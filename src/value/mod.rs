@@ -36,7 +36,8 @@ mod plan;
 mod table;
 
 pub use frames::{
-    FrameAt, FrameRecords, StreamRecords, frame_records, frame_records_with, read_frames,
+    BareRecords, FrameAt, FrameRecords, StreamRecords, bare_records, frame_records,
+    frame_records_with, read_frames,
 };
 pub use plan::Plan;
 pub use table::Table;
@@ -299,6 +300,63 @@ impl<'a> Value<'a> {
             Value::Struct(s) => s.get(name),
             _ => None,
         }
+    }
+
+    /// The shaped arrays the value holds, in the order the record writes
+    /// them (the order of its directory, chapter 8), each with its path
+    /// from the record: `image`, `layers[3].weights`, `0` for a tuple's
+    /// first element, `Some` of an option adds nothing, a variant's
+    /// payload is `::Variant`, a map's entry `{entry 2}`.
+    pub fn arrays(&self) -> Vec<(String, &ArrayValue<'a>)> {
+        fn walk<'v, 'a>(
+            v: &'v Value<'a>,
+            path: &mut String,
+            out: &mut Vec<(String, &'v ArrayValue<'a>)>,
+        ) {
+            let len = path.len();
+            let mut push = |path: &mut String, step: std::fmt::Arguments<'_>, v: &'v Value<'a>| {
+                use std::fmt::Write;
+                let _ = path.write_fmt(step);
+                walk(v, path, out);
+                path.truncate(len);
+            };
+            match v {
+                Value::Array(a) => out.push((path.clone(), a)),
+                Value::Option(Some(inner)) => walk(inner, path, out),
+                Value::Seq(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        push(path, format_args!("[{i}]"), item);
+                    }
+                }
+                Value::Tuple(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        let dot = if path.is_empty() { "" } else { "." };
+                        push(path, format_args!("{dot}{i}"), item);
+                    }
+                }
+                Value::Struct(s) => {
+                    for (name, item) in s.fields() {
+                        let dot = if path.is_empty() { "" } else { "." };
+                        push(path, format_args!("{dot}{name}"), item);
+                    }
+                }
+                Value::Map(entries) => {
+                    for (i, (k, item)) in entries.iter().enumerate() {
+                        push(path, format_args!("{{entry {i}}}"), k);
+                        push(path, format_args!("{{entry {i}}}"), item);
+                    }
+                }
+                Value::Variant(var) => {
+                    if let Some(inner) = &var.value {
+                        push(path, format_args!("::{}", var.name), inner);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut String::new(), &mut out);
+        out
     }
 
     /// The string, if this is a `str`.
