@@ -481,6 +481,11 @@ impl<S: io::Read, T, E, K> StreamRecords<S, T, E, K> {
         self.index
     }
 
+    /// How the records are read.
+    pub(crate) fn seed(&self) -> &K {
+        &self.seed
+    }
+
     /// What ends the records (a frame's header, for a framed batch).
     pub(crate) fn end(&self) -> &E {
         &self.end

@@ -6,7 +6,7 @@ use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use kiln::value::{Plan, Value};
+use kiln::value::{JsonRecords, Plan};
 
 use crate::files::{Mapped, frames, in_file, is_framed, plan_from};
 use crate::progress::Counted;
@@ -55,7 +55,7 @@ impl<W: Write> Printer<W> {
     }
 
     /// Whether records after this one are wanted.
-    fn record(&mut self, v: &Value<'_>) -> Result<bool, Failure> {
+    fn record(&mut self, json: &[u8]) -> Result<bool, Failure> {
         let i = self.index;
         self.index += 1;
         if i < self.range.start {
@@ -69,10 +69,7 @@ impl<W: Write> Printer<W> {
                 .w
                 .write_all(if self.printed == 0 { b"\n" } else { b",\n" }))?;
         }
-        serde_json::to_writer(&mut self.w, v).map_err(|e| match e.io_error_kind() {
-            Some(std::io::ErrorKind::BrokenPipe) => Failure::Closed,
-            _ => Failure::Usage(format!("cannot write JSON: {e}")),
-        })?;
+        out(self.w.write_all(json))?;
         if !self.array {
             out(self.w.write_all(b"\n"))?;
         }
@@ -144,7 +141,7 @@ pub(crate) fn each_record(
     path: &Path,
     plan: Option<&Plan>,
     check_only: bool,
-    on_record: &mut dyn FnMut(&Value<'_>) -> Result<bool, Failure>,
+    on_record: &mut dyn FnMut(&[u8]) -> Result<bool, Failure>,
 ) -> Result<Walked, Failure> {
     let mut walked = Walked::default();
     let map = Mapped::open(path)?;
@@ -160,10 +157,14 @@ pub(crate) fn each_record(
             return Ok(walked);
         };
         let reader = Counted::new(BufReader::with_capacity(1 << 16, file), len);
-        let mut records = kiln::value::bare_records(reader, plan, &kiln::Options::default());
-        for r in &mut records {
+        let mut records = JsonRecords::bare(reader, plan, &kiln::Options::default());
+        let mut json = Vec::new();
+        while let Some(r) = records.next_into(&mut json) {
+            in_file(r, path)?;
             walked.records += 1;
-            if !on_record(&in_file(r, path)?)? {
+            let more = on_record(&json)?;
+            json.clear();
+            if !more {
                 break;
             }
         }
@@ -187,10 +188,14 @@ pub(crate) fn each_record(
             inner: reader,
             bar: &bar,
         };
-        let records = kiln::value::StreamRecords::new(reader, plan, &options).map_err(shift)?;
-        for r in records {
+        let mut records = JsonRecords::frame(reader, plan, &options).map_err(shift)?;
+        let mut json = Vec::new();
+        while let Some(r) = records.next_into(&mut json) {
+            r.map_err(shift)?;
             walked.records += 1;
-            if !on_record(&r.map_err(shift)?)? {
+            let more = on_record(&json)?;
+            json.clear();
+            if !more {
                 bar.finish();
                 return Ok(walked);
             }

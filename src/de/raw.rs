@@ -38,13 +38,14 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
         char::from_u32(v).ok_or_else(|| fail::<D>(|| ErrorKind::InvalidChar(v), offset))
     }
 
-    /// A string (3.7), borrowed from a slice, copied from a stream.
+    /// A string (3.7) as the reader holds it: borrowed from a slice, or
+    /// in the reader's buffer until the next read (no copy either way).
     #[inline]
-    pub(crate) fn raw_str(&mut self) -> Result<Cow<'de, str>> {
+    pub(crate) fn raw_str_ref<'s>(&'s mut self) -> Result<Reference<'de, 's, str>> {
         let (start, bytes) = self.read_counted_bytes("string bytes")?;
         Ok(match bytes {
-            Reference::Borrowed(b) => Cow::Borrowed(utf8::<D>(b, start)?),
-            Reference::Copied(b) => Cow::Owned(utf8::<D>(b, start)?.to_owned()),
+            Reference::Borrowed(b) => Reference::Borrowed(utf8::<D>(b, start)?),
+            Reference::Copied(b) => Reference::Copied(utf8::<D>(b, start)?),
         })
     }
 

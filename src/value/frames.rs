@@ -360,3 +360,148 @@ pub fn read_frames(bytes: &[u8]) -> impl Iterator<Item = Result<FrameAt<'_>>> + 
         Some(item.map_err(|e| e.shifted(at as u64)))
     })
 }
+
+/// Records written as JSON as they are read, for [`JsonRecords`]: the
+/// text of each record goes into the seed's buffer.
+pub(crate) struct JsonSeed {
+    plan: Plan,
+    out: std::cell::RefCell<Vec<u8>>,
+}
+
+impl Clone for JsonSeed {
+    /// A clone writes into a buffer of its own.
+    fn clone(&self) -> Self {
+        JsonSeed {
+            plan: self.plan.clone(),
+            out: Default::default(),
+        }
+    }
+}
+
+impl<'de> crate::de::RecordSeed<'de> for JsonSeed {
+    type Value = ();
+
+    fn read<R: crate::read::Read<'de>, const D: bool>(
+        &self,
+        de: &mut crate::de::Decoder<R, D>,
+    ) -> Result<()> {
+        let mut out = self.out.borrow_mut();
+        super::json_out::write_record(de, &self.plan, self.plan.root(), &mut out)
+    }
+
+    fn memory_size(&self) -> usize {
+        1
+    }
+}
+
+/// The records of a frame, or of a bare batch, read from a stream and
+/// written as JSON (`spec/10-values.md`) without building [`Value`]s: the
+/// text is the one `serde_json` prints for each record's [`Value`].
+///
+/// ```
+/// #[derive(serde::Serialize, kiln::Schema)]
+/// struct Point { x: i32, y: i32 }
+///
+/// let opts = kiln::frame::FrameOptions::new().embed_schema(true);
+/// let bytes = opts.batch_to_vec(&[Point { x: 1, y: 2 }, Point { x: 3, y: 4 }])?;
+/// let mut records = kiln::value::JsonRecords::frame(&bytes[..], None, &opts)?;
+/// let mut out = Vec::new();
+/// while let Some(r) = records.next_into(&mut out) {
+///     r?;
+///     out.push(b'\n');
+/// }
+/// assert_eq!(out, b"{\"x\":1,\"y\":2}\n{\"x\":3,\"y\":4}\n");
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub struct JsonRecords<R: io::Read> {
+    inner: JsonInner<R>,
+}
+
+enum JsonInner<R: io::Read> {
+    Single(Option<Result<Vec<u8>>>),
+    Framed(Box<Records<PayloadSource<R>, (), FrameEnd, JsonSeed>>),
+    Bare(Box<Records<R, (), Bare, JsonSeed>>),
+}
+
+impl<R: io::Read> JsonRecords<R> {
+    /// The records of the frame `reader` holds, by its embedded schema text
+    /// or by `plan` (which must have the frame's fingerprint).
+    ///
+    /// # Errors
+    /// As [`StreamRecords::new`].
+    pub fn frame(reader: R, plan: Option<&Plan>, options: &FrameOptions) -> Result<Self> {
+        let mut reader = Recorder {
+            inner: reader,
+            seen: Vec::new(),
+            on: true,
+        };
+        let header = options.header_from_reader(&mut reader)?;
+        reader.on = false;
+        let plan = plan_of(&header, plan)?;
+        let decode_options = options.decode_options();
+        let seed = JsonSeed {
+            plan: plan.clone(),
+            out: Default::default(),
+        };
+        let inner = if header.has_directory() {
+            let mut bytes = std::mem::take(&mut reader.seen);
+            let limit = decode_options
+                .byte_limit
+                .saturating_add(frame::TRAILER_LEN as u64);
+            io::Read::take(&mut reader.inner, limit)
+                .read_to_end(&mut bytes)
+                .map_err(|e| Error::at(ErrorKind::Io(e), header.payload_offset))?;
+            let record = header.payload(&bytes).and_then(|payload| {
+                let mut out = Vec::new();
+                options.record_with_directory_by(payload.bytes, payload.offset, |de| {
+                    super::json_out::write_record(de, &plan, plan.root(), &mut out)
+                })?;
+                Ok(out)
+            });
+            JsonInner::Single(Some(record))
+        } else {
+            JsonInner::Framed(Box::new(frame::framed_records(
+                reader.inner,
+                header,
+                decode_options,
+                seed,
+            )))
+        };
+        Ok(JsonRecords { inner })
+    }
+
+    /// The records of a bare batch, by `plan` (bare bytes carry no schema).
+    pub fn bare(reader: R, plan: &Plan, options: &crate::Options) -> Self {
+        let seed = JsonSeed {
+            plan: plan.clone(),
+            out: Default::default(),
+        };
+        JsonRecords {
+            inner: JsonInner::Bare(Box::new(Records::with_seed(reader, *options, Bare, seed))),
+        }
+    }
+
+    /// Appends the next record's JSON to `out`; `None` after the last
+    /// record (or the first error).
+    pub fn next_into(&mut self, out: &mut Vec<u8>) -> Option<Result<()>> {
+        let (r, seed) = match &mut self.inner {
+            JsonInner::Single(record) => {
+                return record
+                    .take()
+                    .map(|r| r.map(|json| out.extend_from_slice(&json)));
+            }
+            JsonInner::Framed(records) => (records.next()?, records.seed()),
+            JsonInner::Bare(records) => (records.next()?, records.seed()),
+        };
+        let mut json = seed.out.borrow_mut();
+        if out.is_empty() {
+            // Hand the text over without a copy; the seed writes the next
+            // record into `out`'s old buffer.
+            std::mem::swap(&mut *json, out);
+        } else {
+            out.extend_from_slice(&json);
+            json.clear();
+        }
+        Some(r)
+    }
+}

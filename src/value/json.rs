@@ -41,7 +41,7 @@ impl Serialize for Value<'_> {
                 if entries.iter().all(|(k, _)| is_key(k)) {
                     let mut map = s.serialize_map(Some(entries.len()))?;
                     for (k, v) in entries {
-                        map.serialize_entry(k, v)?;
+                        map.serialize_entry(&Key(k), v)?;
                     }
                     map.end()
                 } else {
@@ -67,15 +67,29 @@ impl Serialize for Value<'_> {
     }
 }
 
-/// Whether a map key is written as an object key: strings, chars, bools,
-/// integers, finite floats and unit variants, as serde_json writes them.
+/// Whether a map key is written as an object key: strings, chars, bools
+/// and numbers (`spec/10-values.md`, 10.2; the reader without the type
+/// decides the same from the schema).
 fn is_key(key: &Value<'_>) -> bool {
     match key {
         Value::Str(_) | Value::Char(_) | Value::Bool(_) => true,
-        Value::F32(f) => f.is_finite(),
-        Value::F64(f) => f.is_finite(),
-        Value::Variant(v) => v.value.is_none(),
         v => super::encode::number_dtype(v).is_some(),
+    }
+}
+
+/// A map key: non-finite floats are spelled `NaN`, `inf`, `-inf` (JSON
+/// keys are strings; serde_json would refuse them).
+struct Key<'k, 'a>(&'k Value<'a>);
+
+impl Serialize for Key<'_, '_> {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self.0 {
+            Value::F32(f) if !f.is_finite() => {
+                s.serialize_str(super::json_out::non_finite_key(f.into()))
+            }
+            Value::F64(f) if !f.is_finite() => s.serialize_str(super::json_out::non_finite_key(f)),
+            ref v => v.serialize(s),
+        }
     }
 }
 
@@ -233,14 +247,10 @@ impl<'de> DeserializeSeed<'de> for Seed<'_> {
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value<'static>, D::Error> {
         match self.node() {
+            // Keys of JSON objects are strings, read back by `visit_str`.
+            Node::Num(_) | Node::Bool if self.key => d.deserialize_any(self),
             Node::Num(Dtype::U128) => self.typed(d.deserialize_u128(self)),
             Node::Num(Dtype::I128) => self.typed(d.deserialize_i128(self)),
-            Node::Num(Dtype::F32 | Dtype::F64) if self.key => d.deserialize_f64(self),
-            Node::Num(Dtype::I8 | Dtype::I16 | Dtype::I32 | Dtype::I64) if self.key => {
-                d.deserialize_i64(self)
-            }
-            Node::Num(_) if self.key => d.deserialize_u64(self),
-            Node::Bool if self.key => d.deserialize_bool(self),
             Node::Option(_) => d.deserialize_option(self),
             Node::Newtype(name, inner) => {
                 let inner = Seed { id: *inner, ..self };
@@ -323,8 +333,10 @@ impl<'de> Visitor<'de> for Seed<'_> {
             Node::Num(d) if self.key => {
                 let parsed = if matches!(d, Dtype::F32 | Dtype::F64) {
                     v.parse::<f64>().ok().map(|f| self.float(f))
+                } else if let Ok(i) = v.parse::<i128>() {
+                    Some(self.int(i))
                 } else {
-                    v.parse::<i128>().ok().map(|i| self.int(i))
+                    v.parse::<u128>().ok().map(|u| self.visit_u128(u))
                 };
                 parsed.unwrap_or_else(|| Err(self.fail(format!("the string {v:?}"))))
             }

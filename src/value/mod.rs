@@ -32,11 +32,12 @@ mod decode;
 mod encode;
 mod frames;
 mod json;
+mod json_out;
 mod plan;
 mod table;
 
 pub use frames::{
-    BareRecords, FrameAt, FrameRecords, StreamRecords, bare_records, frame_records,
+    BareRecords, FrameAt, FrameRecords, JsonRecords, StreamRecords, bare_records, frame_records,
     frame_records_with, read_frames,
 };
 pub use plan::Plan;
@@ -177,10 +178,10 @@ impl<'a> Struct<'a> {
         let (names, values): (Vec<String>, Vec<Value<'a>>) =
             fields.into_iter().map(|(n, v)| (n.into(), v)).unzip();
         Struct {
-            names: Arc::new(plan::Names {
-                container: name.into(),
-                fields: names.iter().map(|n| Arc::from(n.as_str())).collect(),
-            }),
+            names: Arc::new(plan::Names::new(
+                name,
+                names.iter().map(|n| Arc::from(n.as_str())),
+            )),
             values,
         }
     }
@@ -431,6 +432,27 @@ pub fn from_slice_with<'a>(bytes: &'a [u8], plan: &Plan, options: &Options) -> R
     let value = decode::read(&mut de, plan, plan.root())?;
     de.end()?;
     Ok(value)
+}
+
+/// Reads the bare record that fills `bytes` exactly, as [`from_slice`]
+/// does, and appends its JSON (`spec/10-values.md`) to `out` without
+/// building a [`Value`]: the text serde_json prints for the value.
+///
+/// ```
+/// let plan = kiln::value::Plan::parse("root Point\nstruct Point { x: i32, y: i32 }\n")?;
+/// let mut out = Vec::new();
+/// kiln::value::write_json(&[9, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff], &plan, &mut out)?;
+/// assert_eq!(out, br#"{"x":9,"y":-4}"#);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`from_slice`]; on an error, `out` is as it was.
+pub fn write_json(bytes: &[u8], plan: &Plan, out: &mut Vec<u8>) -> Result<()> {
+    let mark = out.len();
+    let mut de = crate::Deserializer::new(SliceRead::new(bytes)).whole_record();
+    json_out::write_record(&mut de, plan, plan.root(), out)?;
+    de.end().inspect_err(|_| out.truncate(mark))
 }
 
 /// Reads one bare record from a stream, as `plan` says it is written.

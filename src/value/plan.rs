@@ -20,6 +20,33 @@ pub(crate) type NodeId = u32;
 pub(crate) struct Names {
     pub(crate) container: Arc<str>,
     pub(crate) fields: Box<[Arc<str>]>,
+    /// Each field's JSON key, escaped and quoted, with its colon.
+    keys: Box<[Box<[u8]>]>,
+}
+
+impl Names {
+    pub(crate) fn new(container: &str, fields: impl IntoIterator<Item = Arc<str>>) -> Names {
+        let fields: Box<[Arc<str>]> = fields.into_iter().collect();
+        let keys = fields
+            .iter()
+            .map(|f| {
+                let mut key = Vec::with_capacity(f.len() + 3);
+                super::json_out::escape_into(&mut key, f);
+                key.push(b':');
+                key.into_boxed_slice()
+            })
+            .collect();
+        Names {
+            container: container.into(),
+            fields,
+            keys,
+        }
+    }
+
+    /// Field `i`'s JSON key (`"name":`).
+    pub(crate) fn key(&self, i: usize) -> &[u8] {
+        &self.keys[i]
+    }
 }
 
 /// An enum variant: its name and what follows its index.
@@ -208,10 +235,10 @@ impl Builder {
     }
 
     fn names(&mut self, container: &str, fields: &[crate::schema::model::Field]) -> Arc<Names> {
-        Arc::new(Names {
-            container: container.into(),
-            fields: fields.iter().map(|f| Arc::from(f.name.as_str())).collect(),
-        })
+        Arc::new(Names::new(
+            container,
+            fields.iter().map(|f| Arc::from(f.name.as_str())),
+        ))
     }
 
     fn container(&mut self, name: &str, container: &Container) -> Node {

@@ -290,3 +290,49 @@ fn streams_give_the_same_values_as_slices() {
     assert!(items.last().unwrap().is_err());
     assert!(items.iter().filter(|r| r.is_ok()).count() >= 490);
 }
+
+/// Map keys of every kind print the same through a `Value` and while
+/// reading, and read back from that JSON.
+#[test]
+fn map_keys_of_every_kind_print_one_way() {
+    use std::collections::BTreeMap;
+    fn both<T: serde::Serialize + kiln::Schema>(v: &T, expected: &str) {
+        let plan = Plan::of::<T>().unwrap();
+        let bytes = kiln::to_vec(v).unwrap();
+        let value = value::from_slice(&bytes, &plan).unwrap();
+        let mut printed = Vec::new();
+        value::write_json(&bytes, &plan, &mut printed).unwrap();
+        assert_eq!(std::str::from_utf8(&printed).unwrap(), expected);
+        assert_eq!(json(&value), expected);
+        let back =
+            value::from_deserializer(&mut serde_json::Deserializer::from_str(expected), &plan)
+                .unwrap_or_else(|e| panic!("{expected}: {e}"));
+        assert_eq!(value::to_vec(&back, &plan).unwrap(), bytes, "{expected}");
+    }
+    both(
+        &BTreeMap::from([(true, 1u8), (false, 0)]),
+        r#"{"false":0,"true":1}"#,
+    );
+    both(&BTreeMap::from([('a', 1u8)]), r#"{"a":1}"#);
+    both(
+        &BTreeMap::from([(u128::MAX, 1u8)]),
+        r#"{"340282366920938463463374607431768211455":1}"#,
+    );
+    both(&BTreeMap::from([(-5i8, 1u8)]), r#"{"-5":1}"#);
+    // Float keys, which no Rust map type has but a schema may: the ones
+    // that are not finite are spelled out.
+    let plan = Plan::parse("root map<f64, u8>\n").unwrap();
+    let mut bytes = 3u32.to_le_bytes().to_vec();
+    for (k, v) in [(f64::NAN, 1u8), (f64::NEG_INFINITY, 2), (0.5, 3)] {
+        bytes.extend(k.to_le_bytes());
+        bytes.push(v);
+    }
+    let expected = r#"{"NaN":1,"-inf":2,"0.5":3}"#;
+    let mut printed = Vec::new();
+    value::write_json(&bytes, &plan, &mut printed).unwrap();
+    assert_eq!(std::str::from_utf8(&printed).unwrap(), expected);
+    assert_eq!(json(&value::from_slice(&bytes, &plan).unwrap()), expected);
+    let back =
+        value::from_deserializer(&mut serde_json::Deserializer::from_str(expected), &plan).unwrap();
+    assert_eq!(value::to_vec(&back, &plan).unwrap(), bytes);
+}

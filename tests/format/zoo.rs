@@ -80,6 +80,19 @@ where
             "{name}"
         );
     }
+    // Printed while read (what `kiln cat` does): serde_json's text of the value.
+    let mut json = Vec::new();
+    let mut printer = kiln::value::JsonRecords::frame(&framed[..], None, &opts).unwrap();
+    printer
+        .next_into(&mut json)
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{name}: JSON: {e}"));
+    assert!(printer.next_into(&mut Vec::new()).is_none(), "{name}");
+    assert_eq!(
+        String::from_utf8(json).unwrap(),
+        serde_json::to_string(&v).unwrap(),
+        "{name}: printed while read"
+    );
     match serde_json::to_value(&value) {
         Ok(expected) => {
             let got = serde_json::to_value(&v).unwrap();

@@ -42,7 +42,15 @@ fn values_vectors() {
                 valid += 1;
             }
             None => {
+                let mut out = b"kept".to_vec();
+                let printed = value::write_json(&bytes, &plan, &mut out).unwrap_err();
+                assert_eq!(out, b"kept", "{name}: nothing printed on error");
                 let err = value::from_slice(&bytes, &plan).unwrap_err();
+                assert_eq!(
+                    (printed.kind().code(), printed.offset()),
+                    (err.kind().code(), err.offset()),
+                    "{name}"
+                );
                 assert_eq!(
                     err.kind().code(),
                     v["error"].as_str().unwrap(),
