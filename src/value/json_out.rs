@@ -105,13 +105,13 @@ fn int(out: &mut Vec<u8>, v: impl itoa::Integer, key: bool) {
 /// A float as serde_json writes it: the shortest round-trip decimal, and
 /// `null` for NaN and the infinities; as a key, quoted, with the
 /// non-finite ones spelled `NaN`, `inf`, `-inf`.
-fn float<F: ryu::Float + Into<f64> + Copy>(out: &mut Vec<u8>, v: F, key: bool) {
+fn float<F: zmij::Float + Into<f64> + Copy>(out: &mut Vec<u8>, v: F, key: bool) {
     let f: f64 = v.into();
     if key {
         out.push(b'"');
     }
     if f.is_finite() {
-        let mut buf = ryu::Buffer::new();
+        let mut buf = zmij::Buffer::new();
         out.extend_from_slice(buf.format_finite(v).as_bytes());
     } else if key {
         out.extend_from_slice(non_finite_key(f).as_bytes());
