@@ -84,6 +84,7 @@ OTHERS = {
     ("vec_", "struct_"): "Numeric blocks (`cargo bench --bench block`): one sequence of numbers, written and read, against a memory copy",
     ("batch",): "A million Points (`cargo bench --bench batch`): bare and framed batches against a hand-written loop",
     ("single-point",): "One Point, bare and framed (`cargo bench --bench batch`)",
+    ("value-",): "Reading without the Rust type (`cargo bench --bench value`): `Value` and JSON against the typed path and serde_json",
     ("arrays",): "Shaped arrays (`cargo bench --bench arrays`): a 3x224x224 f32 image and a 224x224 u8 mask in one record",
 }
 

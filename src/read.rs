@@ -122,6 +122,23 @@ pub trait Read<'de>: private::Sealed {
     fn consume_window(&mut self, n: usize) {
         let _ = n;
     }
+
+    /// The bytes that may be read now as from a slice, without asking a
+    /// stream for more: a slice's rest, a stream's buffered window. Lets
+    /// a reader that works on plain bytes (the JSON printer of
+    /// `value::json_program`) try a value there first.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn peek(&self) -> Option<&[u8]> {
+        self.buffered_window()
+    }
+
+    /// Consumes the first `n` bytes of [`Read::peek`].
+    #[doc(hidden)]
+    #[inline(always)]
+    fn skip_peeked(&mut self, n: usize) {
+        self.consume_window(n);
+    }
 }
 
 /// An input cut short: `needed` bytes for `expected`, `available` there,
@@ -291,6 +308,16 @@ impl<'de> Read<'de> for SliceRead<'de> {
     fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>> {
         Ok(Reference::Borrowed(self.rest))
     }
+
+    #[inline(always)]
+    fn peek(&self) -> Option<&[u8]> {
+        Some(self.rest)
+    }
+
+    #[inline(always)]
+    fn skip_peeked(&mut self, n: usize) {
+        self.rest = &self.rest[n..];
+    }
 }
 
 /// The bytes a stream has buffered, read as a slice on a first attempt
@@ -365,6 +392,16 @@ impl<'de> Read<'de> for WindowRead<'_> {
 
     fn rest_of_input<'s>(&'s mut self) -> Result<Reference<'de, 's, [u8]>> {
         Err(Error::undetailed())
+    }
+
+    #[inline(always)]
+    fn peek(&self) -> Option<&[u8]> {
+        self.inner.peek()
+    }
+
+    #[inline(always)]
+    fn skip_peeked(&mut self, n: usize) {
+        self.inner.skip_peeked(n);
     }
 }
 

@@ -160,6 +160,18 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
         }))
     }
 
+    /// The bytes that may be read now as from a slice ([`Read::peek`]).
+    #[inline]
+    pub(crate) fn raw_peek(&self) -> Option<&[u8]> {
+        self.read.peek()
+    }
+
+    /// Consumes the first `n` bytes of [`Decoder::raw_peek`].
+    #[inline]
+    pub(crate) fn raw_skip_peeked(&mut self, n: usize) {
+        self.read.skip_peeked(n);
+    }
+
     /// The nesting levels left.
     #[inline]
     pub(crate) fn raw_depth_left(&self) -> u32 {

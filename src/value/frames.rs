@@ -10,6 +10,57 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::frame::{self, FrameEnd, FrameHeader, FrameOptions, PayloadSource};
 use crate::records::{Bare, SliceRecords, StreamRecords as Records};
 
+/// A frame opened on a stream: its header, its plan, and what follows.
+struct Opened<R> {
+    header: FrameHeader,
+    plan: Plan,
+    body: Body<R>,
+}
+
+enum Body<R> {
+    /// The stream at the first record.
+    Records(R),
+    /// The whole frame, read within the byte limit: a record with shaped
+    /// arrays (the DIRECTORY flag) has its directory at its end, so it is
+    /// read whole, as the typed single-record reader does.
+    Whole(Vec<u8>),
+}
+
+/// Reads a frame's header and schema from `reader`, and the plan of its
+/// records (`plan`, checked against the frame, or the embedded text).
+fn open_frame<R: io::Read>(
+    reader: R,
+    plan: Option<&Plan>,
+    options: &FrameOptions,
+) -> Result<Opened<R>> {
+    let mut reader = Recorder {
+        inner: reader,
+        seen: Vec::new(),
+    };
+    let header = options.header_from_reader(&mut reader)?;
+    let plan = plan_of(&header, plan)?;
+    if !header.has_directory() {
+        return Ok(Opened {
+            header,
+            plan,
+            body: Body::Records(reader.inner),
+        });
+    }
+    let limit = options
+        .decode_options()
+        .byte_limit
+        .saturating_add(frame::TRAILER_LEN as u64);
+    let mut frame = reader.seen;
+    io::Read::take(&mut reader.inner, limit)
+        .read_to_end(&mut frame)
+        .map_err(|e| Error::at(ErrorKind::Io(e), header.payload_offset))?;
+    Ok(Opened {
+        header,
+        plan,
+        body: Body::Whole(frame),
+    })
+}
+
 /// The plan of a frame: the caller's, if given (it must have the frame's
 /// fingerprint), otherwise the frame's embedded text.
 fn plan_of(header: &FrameHeader, given: Option<&Plan>) -> Result<Plan> {
@@ -175,15 +226,12 @@ enum StreamInner<R: io::Read> {
 struct Recorder<R> {
     inner: R,
     seen: Vec<u8>,
-    on: bool,
 }
 
 impl<R: io::Read> io::Read for Recorder<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        if self.on {
-            self.seen.extend_from_slice(&buf[..n]);
-        }
+        self.seen.extend_from_slice(&buf[..n]);
         Ok(n)
     }
 }
@@ -196,38 +244,20 @@ impl<R: io::Read> StreamRecords<R> {
     /// # Errors
     /// As [`frame_records`], and [`ErrorKind::Io`].
     pub fn new(reader: R, plan: Option<&Plan>, options: &FrameOptions) -> Result<Self> {
-        let mut reader = Recorder {
-            inner: reader,
-            seen: Vec::new(),
-            on: true,
-        };
-        let header = options.header_from_reader(&mut reader)?;
-        reader.on = false;
-        let plan = plan_of(&header, plan)?;
-        let decode_options = options.decode_options();
-        let inner = if header.has_directory() {
-            // The directory is at the record's end: the record is read
-            // whole (as the typed single-record reader does).
-            let mut bytes = Vec::new();
-            let limit = decode_options
-                .byte_limit
-                .saturating_add(frame::TRAILER_LEN as u64);
-            io::Read::take(&mut reader, limit)
-                .read_to_end(&mut bytes)
-                .map_err(|e| Error::at(ErrorKind::Io(e), header.payload_offset))?;
-            let mut whole = std::mem::take(&mut reader.seen);
-            whole.extend_from_slice(&bytes);
-            let record = frame_records_with(&whole, Some(&plan), options)
-                .and_then(|mut r| r.next().unwrap_or_else(|| Ok(Value::Unit)))
-                .map(Value::into_owned);
-            StreamInner::Single(Some(record))
-        } else {
-            StreamInner::Batch(Box::new(frame::framed_records(
-                reader.inner,
-                header,
-                decode_options,
+        let opened = open_frame(reader, plan, options)?;
+        let plan = opened.plan;
+        let inner = match opened.body {
+            Body::Whole(frame) => StreamInner::Single(Some(
+                frame_records_with(&frame, Some(&plan), options)
+                    .and_then(|mut r| r.next().unwrap_or_else(|| Ok(Value::Unit)))
+                    .map(Value::into_owned),
+            )),
+            Body::Records(reader) => StreamInner::Batch(Box::new(frame::framed_records(
+                reader,
+                opened.header,
+                options.decode_options(),
                 OwnedSeed(plan.clone()),
-            )))
+            ))),
         };
         Ok(StreamRecords { plan, inner })
     }
@@ -362,7 +392,8 @@ pub fn read_frames(bytes: &[u8]) -> impl Iterator<Item = Result<FrameAt<'_>>> + 
 }
 
 /// Records written as JSON as they are read, for [`JsonRecords`]: the
-/// text of each record goes into the seed's buffer.
+/// text of each record is appended to the seed's buffer, which is the
+/// caller's, lent for the record.
 pub(crate) struct JsonSeed {
     plan: Plan,
     out: std::cell::RefCell<Vec<u8>>,
@@ -430,42 +461,28 @@ impl<R: io::Read> JsonRecords<R> {
     /// # Errors
     /// As [`StreamRecords::new`].
     pub fn frame(reader: R, plan: Option<&Plan>, options: &FrameOptions) -> Result<Self> {
-        let mut reader = Recorder {
-            inner: reader,
-            seen: Vec::new(),
-            on: true,
-        };
-        let header = options.header_from_reader(&mut reader)?;
-        reader.on = false;
-        let plan = plan_of(&header, plan)?;
-        let decode_options = options.decode_options();
+        let opened = open_frame(reader, plan, options)?;
+        let (header, plan) = (opened.header, opened.plan);
         let seed = JsonSeed {
             plan: plan.clone(),
             out: Default::default(),
         };
-        let inner = if header.has_directory() {
-            let mut bytes = std::mem::take(&mut reader.seen);
-            let limit = decode_options
-                .byte_limit
-                .saturating_add(frame::TRAILER_LEN as u64);
-            io::Read::take(&mut reader.inner, limit)
-                .read_to_end(&mut bytes)
-                .map_err(|e| Error::at(ErrorKind::Io(e), header.payload_offset))?;
-            let record = header.payload(&bytes).and_then(|payload| {
-                let mut out = Vec::new();
-                options.record_with_directory_by(payload.bytes, payload.offset, |de| {
-                    super::json_out::write_record(de, &plan, plan.root(), &mut out)
-                })?;
-                Ok(out)
-            });
-            JsonInner::Single(Some(record))
-        } else {
-            JsonInner::Framed(Box::new(frame::framed_records(
-                reader.inner,
+        let inner = match opened.body {
+            Body::Whole(frame) => {
+                JsonInner::Single(Some(header.payload(&frame).and_then(|payload| {
+                    let mut out = Vec::new();
+                    options.record_with_directory_by(payload.bytes, payload.offset, |de| {
+                        super::json_out::write_record(de, &plan, plan.root(), &mut out)
+                    })?;
+                    Ok(out)
+                })))
+            }
+            Body::Records(reader) => JsonInner::Framed(Box::new(frame::framed_records(
+                reader,
                 header,
-                decode_options,
+                options.decode_options(),
                 seed,
-            )))
+            ))),
         };
         Ok(JsonRecords { inner })
     }
@@ -484,24 +501,22 @@ impl<R: io::Read> JsonRecords<R> {
     /// Appends the next record's JSON to `out`; `None` after the last
     /// record (or the first error).
     pub fn next_into(&mut self, out: &mut Vec<u8>) -> Option<Result<()>> {
-        let (r, seed) = match &mut self.inner {
-            JsonInner::Single(record) => {
-                return record
-                    .take()
-                    .map(|r| r.map(|json| out.extend_from_slice(&json)));
-            }
-            JsonInner::Framed(records) => (records.next()?, records.seed()),
-            JsonInner::Bare(records) => (records.next()?, records.seed()),
-        };
-        let mut json = seed.out.borrow_mut();
-        if out.is_empty() {
-            // Hand the text over without a copy; the seed writes the next
-            // record into `out`'s old buffer.
-            std::mem::swap(&mut *json, out);
-        } else {
-            out.extend_from_slice(&json);
-            json.clear();
+        // The seed writes into `out` itself: the caller's buffer is lent
+        // to it for the record.
+        macro_rules! lend {
+            ($records:ident) => {{
+                std::mem::swap(&mut *$records.seed().out.borrow_mut(), out);
+                let r = $records.next();
+                std::mem::swap(&mut *$records.seed().out.borrow_mut(), out);
+                r
+            }};
         }
-        Some(r)
+        match &mut self.inner {
+            JsonInner::Single(record) => record
+                .take()
+                .map(|r| r.map(|json| out.extend_from_slice(&json))),
+            JsonInner::Framed(records) => lend!(records),
+            JsonInner::Bare(records) => lend!(records),
+        }
     }
 }

@@ -90,7 +90,7 @@ pub(crate) fn escape_into(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-fn int(out: &mut Vec<u8>, v: impl itoa::Integer, key: bool) {
+pub(crate) fn int(out: &mut Vec<u8>, v: impl itoa::Integer, key: bool) {
     let mut buf = itoa::Buffer::new();
     let s = buf.format(v);
     if key {
@@ -102,10 +102,22 @@ fn int(out: &mut Vec<u8>, v: impl itoa::Integer, key: bool) {
     }
 }
 
+/// A byte string as serde_json writes `serde_bytes`: an array of numbers.
+pub(crate) fn byte_array(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.push(b'[');
+    for (i, x) in bytes.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        int(out, *x, false);
+    }
+    out.push(b']');
+}
+
 /// A float as serde_json writes it: the shortest round-trip decimal, and
 /// `null` for NaN and the infinities; as a key, quoted, with the
 /// non-finite ones spelled `NaN`, `inf`, `-inf`.
-fn float<F: zmij::Float + Into<f64> + Copy>(out: &mut Vec<u8>, v: F, key: bool) {
+pub(crate) fn float<F: zmij::Float + Into<f64> + Copy>(out: &mut Vec<u8>, v: F, key: bool) {
     let f: f64 = v.into();
     if key {
         out.push(b'"');
@@ -226,16 +238,7 @@ impl<'de> Sink<'de> for Writer<'_> {
             }
             Value::Char(c) => escape_into(out, c.encode_utf8(&mut [0; 4])),
             Value::Str(s) => escape_into(out, s),
-            Value::Bytes(b) => {
-                out.push(b'[');
-                for (i, x) in b.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    int(out, *x, false);
-                }
-                out.push(b']');
-            }
+            Value::Bytes(b) => byte_array(out, b),
             Value::Block(b) => block(out, b),
             Value::Table(t) => table(out, plan, t),
             Value::Array(a) => array(out, a),
@@ -352,13 +355,24 @@ impl<'de> Sink<'de> for Writer<'_> {
 }
 
 /// Reads the record of node `id` and writes its JSON into `out`; on an
-/// error, `out` is as it was.
+/// error, `out` is as it was. The root's record is printed by its
+/// compiled program where it can be (`json_program`), by the walk
+/// otherwise, and always by the walk where there is an error to find.
 pub(crate) fn write_record<'de, R: crate::read::Read<'de>, const D: bool>(
     de: &mut crate::de::Decoder<R, D>,
     plan: &Plan,
     id: NodeId,
     out: &mut Vec<u8>,
 ) -> Result<()> {
+    if id == plan.root()
+        && let Some(program) = plan.json_program()
+        && de.raw_depth_left() > program.depth()
+        && let Some(input) = de.raw_peek()
+        && let Some(n) = program.run(input, out)
+    {
+        de.raw_skip_peeked(n);
+        return Ok(());
+    }
     let mark = out.len();
     let r = walk(de, plan, id, &mut Writer::new(out));
     if r.is_err() {

@@ -31,9 +31,11 @@
 mod decode;
 mod encode;
 mod frames;
-mod json;
+mod from_serde;
 mod json_out;
+mod json_program;
 mod plan;
+mod serialize;
 mod table;
 
 pub use frames::{
@@ -490,7 +492,7 @@ pub fn from_deserializer<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
     plan: &Plan,
 ) -> Result<Value<'static>> {
-    json::from_deserializer(deserializer, plan)
+    from_serde::from_deserializer(deserializer, plan)
 }
 
 /// A frame holding `records` under `plan`'s schema (with its text when

@@ -119,6 +119,8 @@ pub(crate) struct PlanInner {
     pub(crate) nodes: Vec<Node>,
     pub(crate) root: NodeId,
     pub(crate) schema: Canonical,
+    /// The root compiled for printing JSON, on first use.
+    json: std::sync::OnceLock<Option<super::json_program::Program>>,
 }
 
 impl std::fmt::Debug for Plan {
@@ -192,6 +194,14 @@ impl Plan {
         self.0.root
     }
 
+    /// The root's JSON program, where it has one.
+    pub(crate) fn json_program(&self) -> Option<&super::json_program::Program> {
+        self.0
+            .json
+            .get_or_init(|| super::json_program::Program::compile(self, self.0.root))
+            .as_ref()
+    }
+
     fn build(model: &Model, schema: Canonical) -> Plan {
         let mut b = Builder {
             nodes: Vec::new(),
@@ -215,6 +225,7 @@ impl Plan {
             nodes,
             root,
             schema,
+            json: std::sync::OnceLock::new(),
         }))
     }
 }
