@@ -233,8 +233,7 @@ impl Compiler<'_> {
                 self.push(ops, Op::Option(sub))?;
                 1 + d
             }
-            Node::Seq(elem, SeqForm::Block(dtype)) => {
-                let _ = elem;
+            Node::Seq(_, SeqForm::Block(dtype)) => {
                 self.push(ops, Op::Block(*dtype))?;
                 1
             }
