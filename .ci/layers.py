@@ -26,6 +26,7 @@ LAYERS = [
     ["batch"],
     ["frame"],
     ["value"],
+    ["file"],
     ["lib"],
 ]
 

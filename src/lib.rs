@@ -59,6 +59,7 @@ pub mod block;
 pub mod de;
 mod dtype;
 pub mod error;
+pub mod file;
 mod fingerprint;
 pub mod frame;
 pub mod options;

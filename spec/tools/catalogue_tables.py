@@ -36,11 +36,12 @@ OFF={
 'array-index':'d (the directory)',
 'schema-text':'the byte of the text where it stops being canonical',
 'directory-flag':'10 (the flags)',
+'truncated-tail':'the end of the last complete frame','record-index':'the index entry, or the payload\'s end',
 }
 def reading(v):
     ty=v.get('type',''); m=v.get('mode','decode')
     return {'decode':ty,'framed':'frame of '+ty,'framed-batch':'framed batch of '+ty,'bare-batch':'bare batch of '+ty,
-            'list':'list','schema-text':'schema text','take':'take '+ty,'fetch':'fetch %d as %s'%(v.get('index',0),v.get('element',''))}[m]
+            'file':'file of '+ty,'list':'list','schema-text':'schema text','take':'take '+ty,'fetch':'fetch %d as %s'%(v.get('index',0),v.get('element',''))}[m]
 def rows(area, text=None):
     d=json.load(open(root+area+'.json'))
     out=[]
@@ -87,7 +88,8 @@ TEXT={
 'kiln-frame-header-truncated':'a frame cut inside its 64-byte header',
 'kiln-frame-empty':'no bytes at all',
 'kiln-frame-unknown-version':'version 2',
-'kiln-frame-reserved-flag':'flag bit 4 set (bit 3 is DIRECTORY)',
+'kiln-frame-reserved-flag':'flag bit 5 set (bit 4 is INDEXED)',
+'kiln-frame-indexed-to-batch-reader':'flag INDEXED on a frame handed to a batch reader',
 'kiln-frame-reserved-flag-high':'flag bit 15 set',
 'kiln-frame-schema-len-without-flag':'a schema length without the SCHEMA flag',
 'kiln-frame-reserved-byte-set':'a reserved header byte not zero',

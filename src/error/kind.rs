@@ -460,6 +460,36 @@ pub enum ErrorKind {
         /// The bytes found, in hex.
         found: String,
     },
+    // ----- files: frames back to back (spec/11-file.md) -----
+    /// A file ends inside a frame (or inside the padding before one): the
+    /// last write was cut short. The offset is the end of the last
+    /// complete frame, where `kiln repair` cuts the file.
+    #[error(
+        "truncated tail: expected a complete frame after the last good one, found {found} \
+         ({available} bytes to the end of the file)"
+    )]
+    TruncatedTail {
+        /// What was cut: `a header`, `a payload`, `padding`, ...
+        found: &'static str,
+        /// The bytes after the last complete frame.
+        available: u64,
+    },
+    /// The record index of an indexed frame (flag INDEXED) is not a list
+    /// of record ends that fits its payload.
+    #[error("bad record index: expected {expected}, found {found}")]
+    RecordIndex {
+        /// What the index must hold there.
+        expected: &'static str,
+        /// The value found.
+        found: u64,
+    },
+    /// A file writer was asked to append after a streamed frame, which
+    /// extends to the end of its input, so nothing can follow it.
+    #[error(
+        "cannot append: the file's last frame is streamed (it extends to the end of the file); \
+         start a new file, or copy its records into one written by kiln::file"
+    )]
+    StreamedTail,
     /// A value does not fit the schema it is written or read under
     /// (`spec/10-values.md`); the error's path says where.
     #[error("value does not fit the schema: expected {expected}, found {found}")]
@@ -557,6 +587,9 @@ impl ErrorKind {
             ErrorKind::PayloadLengthMismatch { .. } => "payload-length-mismatch",
             ErrorKind::ChecksumMismatch { .. } => "checksum-mismatch",
             ErrorKind::BadTrailer { .. } => "bad-trailer",
+            ErrorKind::TruncatedTail { .. } => "truncated-tail",
+            ErrorKind::RecordIndex { .. } => "record-index",
+            ErrorKind::StreamedTail => "streamed-tail",
             ErrorKind::Io(_) => "io",
             ErrorKind::Custom(_) => "custom",
         }
@@ -594,7 +627,9 @@ impl ErrorKind {
         use ErrorKind as K;
         match self {
             K::Io(_) => Category::Io,
-            K::UnexpectedEnd { .. } | K::FrameTruncated { .. } => Category::Eof,
+            K::UnexpectedEnd { .. } | K::FrameTruncated { .. } | K::TruncatedTail { .. } => {
+                Category::Eof
+            }
             K::ZeroSizedLimit { .. }
             | K::DepthLimit { .. }
             | K::ByteLimit { .. }
@@ -610,7 +645,8 @@ impl ErrorKind {
             | K::SkippedField { .. }
             | K::ArraysInBatch { .. }
             | K::ViewMisaligned { .. }
-            | K::ViewUnavailable { .. } => Category::Unsupported,
+            | K::ViewUnavailable { .. }
+            | K::StreamedTail => Category::Unsupported,
             _ => Category::Data,
         }
     }
@@ -629,6 +665,9 @@ pub enum FlagMismatch {
     RecordWithArrays,
     /// The flag is set on a frame handed to a batch reader.
     InBatch,
+    /// The INDEXED flag is set on a frame handed to a reader of one
+    /// record or of records back to back.
+    Indexed,
 }
 
 impl fmt::Display for FlagMismatch {
@@ -648,6 +687,10 @@ impl fmt::Display for FlagMismatch {
             FlagMismatch::InBatch => {
                 "expected records back to back (flag DIRECTORY clear) in a batch reader, \
                  found flag DIRECTORY set: one record with arrays, read it with frame::from_slice"
+            }
+            FlagMismatch::Indexed => {
+                "expected one record or records back to back (flag INDEXED clear), found flag \
+                 INDEXED set: records with arrays and an index, read them with kiln::file"
             }
         })
     }

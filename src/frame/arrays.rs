@@ -15,6 +15,7 @@ pub(super) fn framed_directory(
     bytes: &[u8],
 ) -> Result<(Payload<'_>, Option<crate::array::directory::Directory>)> {
     let (header, payload) = open(bytes)?;
+    header.not_indexed()?;
     if payload.record_count != 1 {
         return Err(not_one_record(payload.record_count));
     }

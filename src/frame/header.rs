@@ -2,8 +2,8 @@
 //! the one parser of the bytes of `spec/06-frame.md` (6.1 to 6.5).
 
 use super::{
-    END_MAGIC, FLAG_CHECKSUM, FLAG_DIRECTORY, FLAG_SCHEMA, FLAG_STREAMED, HEADER_LEN, KNOWN_FLAGS,
-    MAGIC, PAYLOAD_ALIGN, TRAILER_LEN, UNKNOWN, VERSION,
+    END_MAGIC, FLAG_CHECKSUM, FLAG_DIRECTORY, FLAG_INDEXED, FLAG_SCHEMA, FLAG_STREAMED, HEADER_LEN,
+    KNOWN_FLAGS, MAGIC, PAYLOAD_ALIGN, TRAILER_LEN, UNKNOWN, VERSION,
 };
 use crate::error::{Error, ErrorKind, FrameField, Result};
 use crate::schema::{Canonical, Fingerprint};
@@ -160,11 +160,29 @@ impl FrameHeader {
         self.flags & FLAG_DIRECTORY != 0
     }
 
+    /// Whether the payload is records with arrays and an index of their
+    /// ends (`spec/11-file.md`), read by [`crate::file`].
+    pub fn is_indexed(&self) -> bool {
+        self.flags & FLAG_INDEXED != 0
+    }
+
+    /// Refuses an indexed frame to a reader of this module, which reads
+    /// records back to back or one record alone.
+    pub(crate) fn not_indexed(&self) -> Result<()> {
+        if self.is_indexed() {
+            return Err(Error::at(
+                ErrorKind::DirectoryFlag(crate::error::FlagMismatch::Indexed),
+                at::FLAGS as u64,
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks the fixed 64-byte header (without the schema text); returns
     /// it with the schema text length.
     /// A schema text longer than `max_text` is refused here, before a byte
     /// of it is read.
-    pub(super) fn parse_fixed(bytes: &[u8], max_text: u64) -> Result<(FrameHeader, u32)> {
+    pub(crate) fn parse_fixed(bytes: &[u8], max_text: u64) -> Result<(FrameHeader, u32)> {
         let seen = MAGIC.len().min(bytes.len());
         if bytes[..seen] != MAGIC[..seen] {
             return Err(Error::at(
@@ -266,6 +284,16 @@ impl FrameHeader {
                     at::RECORD_COUNT as u64,
                 ));
             }
+        }
+        if flags & FLAG_INDEXED != 0 && (streamed || flags & FLAG_DIRECTORY != 0) {
+            // The index is at the payload's end, which a streamed header
+            // does not state; DIRECTORY is the one-record form.
+            return Err(field(
+                FrameField::Flags,
+                "INDEXED only without STREAMED and DIRECTORY",
+                flags.into(),
+                at::FLAGS as u64,
+            ));
         }
         if (streamed || flags & FLAG_CHECKSUM == 0) && crc != 0 {
             return Err(field(

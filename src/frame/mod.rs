@@ -47,11 +47,13 @@ mod stream;
 mod write;
 
 pub use arrays::{fetch_array, fetch_array_view, list_arrays};
+pub(crate) use header::at;
 pub use header::{FrameHeader, Payload, open};
 pub(crate) use read::not_one_record;
 pub use stream::FramedReaderRecords;
 pub(crate) use stream::{FrameEnd, PayloadSource, framed_records};
 pub use write::FrameWriter;
+pub(crate) use write::header_bytes;
 
 use header::*;
 use read::*;
@@ -92,8 +94,14 @@ pub const FLAG_STREAMED: u16 = 1 << 2;
 /// record's type ([`list_arrays`]) trust it instead of guessing from the
 /// payload's last bytes.
 pub const FLAG_DIRECTORY: u16 = 1 << 3;
+/// Flag bit 4: the payload is records that each end with an array
+/// directory, each starting at a multiple of 64, followed by an index of
+/// where each record ends (`spec/11-file.md`). Read by [`crate::file`];
+/// the readers of this module refuse it.
+pub const FLAG_INDEXED: u16 = 1 << 4;
 /// The flag bits version 1 defines; the others must be zero.
-pub const KNOWN_FLAGS: u16 = FLAG_CHECKSUM | FLAG_SCHEMA | FLAG_STREAMED | FLAG_DIRECTORY;
+pub const KNOWN_FLAGS: u16 =
+    FLAG_CHECKSUM | FLAG_SCHEMA | FLAG_STREAMED | FLAG_DIRECTORY | FLAG_INDEXED;
 /// The value of the count and length fields of a streamed header.
 pub const UNKNOWN: u64 = u64::MAX;
 
@@ -157,7 +165,7 @@ impl FrameOptions {
         self.options
     }
 
-    fn flags(&self) -> u16 {
+    pub(crate) fn flags(&self) -> u16 {
         let mut flags = 0;
         if self.checksum {
             flags |= FLAG_CHECKSUM;

@@ -38,6 +38,7 @@ impl FrameOptions {
         let max_text = self.options.schema_text_limit;
         let (header, _) =
             FrameHeader::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)], max_text)?;
+        header.not_indexed()?;
         if header.has_directory() {
             // A record with arrays: its directory is at the payload's end.
             let header = FrameHeader::parse_with(bytes, max_text)?;
@@ -273,6 +274,7 @@ impl FrameOptions {
 /// Refuses a frame with the DIRECTORY flag to the batch readers: its one
 /// record ends with a directory that only a single-record reader finds.
 pub(super) fn not_a_batch(header: &FrameHeader) -> Result<()> {
+    header.not_indexed()?;
     if header.has_directory() {
         return Err(Error::at(
             ErrorKind::DirectoryFlag(FlagMismatch::InBatch),

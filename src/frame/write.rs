@@ -18,13 +18,14 @@ use crate::schema::{self, Canonical, Schema};
 use crate::ser::Serializer;
 
 /// Writes the header, schema text and padding for `schema` into `out`.
-pub(super) fn header_bytes(
+pub(crate) fn header_bytes(
     out: &mut Vec<u8>,
     schema: &Canonical,
     flags: u16,
     count: u64,
     len: u64,
 ) -> Result<()> {
+    let frame_start = out.len();
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&flags.to_le_bytes());
@@ -54,8 +55,9 @@ pub(super) fn header_bytes(
     out.extend_from_slice(&[0; HEADER_LEN - 40]);
     if let Some(text) = text {
         out.extend_from_slice(text.as_bytes());
-        let padded = align_up(out.len() as u64).unwrap_or(0) as usize;
-        out.resize(padded, 0);
+        // P counts from the frame's first byte, wherever it sits in `out`.
+        let padded = align_up((out.len() - frame_start) as u64).unwrap_or(0) as usize;
+        out.resize(frame_start + padded, 0);
     }
     Ok(())
 }

@@ -38,6 +38,7 @@ fn open_frame<R: io::Read>(
         seen: Vec::new(),
     };
     let header = options.header_from_reader(&mut reader)?;
+    header.not_indexed()?;
     let plan = plan_of(&header, plan)?;
     if !header.has_directory() {
         return Ok(Opened {
@@ -63,7 +64,7 @@ fn open_frame<R: io::Read>(
 
 /// The plan of a frame: the caller's, if given (it must have the frame's
 /// fingerprint), otherwise the frame's embedded text.
-fn plan_of(header: &FrameHeader, given: Option<&Plan>) -> Result<Plan> {
+pub(crate) fn plan_of(header: &FrameHeader, given: Option<&Plan>) -> Result<Plan> {
     match given {
         Some(plan) => {
             header.check_schema(plan.canonical())?;

@@ -38,6 +38,8 @@ mod plan;
 mod serialize;
 mod table;
 
+pub(crate) use decode::Seed;
+pub(crate) use frames::plan_of;
 pub use frames::{
     BareRecords, FrameAt, FrameRecords, JsonRecords, StreamRecords, bare_records, frame_records,
     frame_records_with, read_frames,

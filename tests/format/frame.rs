@@ -141,7 +141,7 @@ fn header_rejections() {
     b[8] = 2;
     rejects(&b, "unsupported-version", 8);
     let mut b = good.clone();
-    b[10] |= 0x10; // bit 3 is DIRECTORY; bit 4 is the first reserved one
+    b[10] |= 0x20; // bit 4 is INDEXED; bit 5 is the first reserved one
     rejects(&b, "reserved-flag", 10);
     let mut b = good.clone();
     b[11] = 0x80;

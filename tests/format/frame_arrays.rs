@@ -353,9 +353,13 @@ fn the_directory_flag_needs_a_single_record_frame() {
         .unwrap();
     assert_eq!(code(&e), ("directory-flag", Some(10)));
 
-    // Bit 4 and above stay reserved.
+    // Bit 4 is INDEXED, the many-record form, never with DIRECTORY; bit
+    // 5 and above stay reserved.
     let mut golden = std::fs::read(GOLDEN).unwrap();
     golden[10] |= 0x10;
+    let e = frame::list_arrays(&golden).unwrap_err();
+    assert_eq!(code(&e), ("header-field", Some(10)));
+    golden[10] |= 0x20;
     let e = frame::list_arrays(&golden).unwrap_err();
     assert_eq!(code(&e), ("reserved-flag", Some(10)));
 }

@@ -10,5 +10,6 @@ mod vectors;
 mod vectors_batch;
 mod vectors_block;
 mod vectors_directory;
+mod vectors_file;
 mod vectors_frame;
 mod vectors_values;

@@ -174,6 +174,7 @@ fn reading_of(v: &serde_json::Value) -> String {
         "list" => "list".to_string(),
         "schema-text" => "schema text".to_string(),
         "take" => format!("take {ty}"),
+        "file" => format!("file of {ty}"),
         "fetch" => format!(
             "fetch {} as {}",
             v["index"].as_u64().expect("index"),
@@ -298,6 +299,16 @@ fn decode_as(reading: &str, bytes: &[u8]) -> Vec<kiln::Error> {
                 .map(drop)
                 .expect_err(reading),
         ]
+    } else if let Some(ty) = reading.strip_prefix("file of ") {
+        // The first error after the records of the complete frames.
+        let first = |e: Option<kiln::Error>| vec![e.expect(reading)];
+        match ty {
+            "Point" => first(kiln::file::records::<Point>(bytes).find_map(Result::err)),
+            "Sample" => first(
+                kiln::file::records::<crate::vectors_file::Sample>(bytes).find_map(Result::err),
+            ),
+            other => panic!("no file reader for {other}"),
+        }
     } else if let Some(ty) = reading.strip_prefix("framed batch of ") {
         batch(true, ty)
     } else if let Some(ty) = reading.strip_prefix("bare batch of ") {

@@ -1,0 +1,571 @@
+//! Reading a file's records across its frames, from its bytes (a slice,
+//! a memory map) or from a stream (`spec/11-file.md`, 11.3).
+
+use std::collections::VecDeque;
+use std::io::{self, Read as _};
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use super::layout::{self, Indexed, Span};
+use crate::de::{Deserializer, RecordSeed, Typed};
+use crate::error::{Error, ErrorKind, Result};
+use crate::frame::{FrameHeader, FrameOptions, HEADER_LEN};
+use crate::options::Options;
+use crate::read::SliceRead;
+use crate::records::SliceRecords;
+use crate::schema::{self, Schema};
+use crate::value::{Plan, Seed, Value};
+
+/// How the records of each frame are read: what a frame must be for the
+/// reader (its fingerprint), and the seed that reads its records.
+pub(crate) trait FrameSeed<'de> {
+    type Seed: RecordSeed<'de>;
+    /// The seed for the frame with `header`; errors at offsets in the frame.
+    fn for_frame(&mut self, header: &FrameHeader) -> Result<Self::Seed>;
+}
+
+/// Records read by `T`'s `Deserialize`: every frame must be `T`'s.
+pub(crate) struct TypedFrames<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<'de, T: Deserialize<'de> + Schema> FrameSeed<'de> for TypedFrames<T> {
+    type Seed = Typed<T>;
+
+    fn for_frame(&mut self, header: &FrameHeader) -> Result<Typed<T>> {
+        header.check_schema(schema::schema_of::<T>()?)?;
+        Ok(Typed::new())
+    }
+}
+
+/// Records read as [`Value`]s: each frame by the caller's plan when it has
+/// the frame's fingerprint, otherwise by the frame's own schema text.
+pub(crate) struct PlanFrames {
+    pub(crate) given: Option<Plan>,
+    /// The last plan parsed from a frame, kept for the frames after it.
+    last: Option<Plan>,
+}
+
+impl PlanFrames {
+    pub(crate) fn new(given: Option<Plan>) -> Self {
+        PlanFrames { given, last: None }
+    }
+
+    /// The plan of the frame with `header`.
+    pub(crate) fn plan(&mut self, header: &FrameHeader) -> Result<Plan> {
+        for plan in [&self.given, &self.last].into_iter().flatten() {
+            if plan.fingerprint() == header.fingerprint {
+                return Ok(plan.clone());
+            }
+        }
+        let plan = crate::value::plan_of(header, None).map_err(|e| match &self.given {
+            // Say which schema was given, rather than that none was.
+            Some(given) => header.check_schema(given.canonical()).err().unwrap_or(e),
+            None => e,
+        })?;
+        self.last = Some(plan.clone());
+        Ok(plan)
+    }
+}
+
+impl<'de> FrameSeed<'de> for PlanFrames {
+    type Seed = Seed;
+
+    fn for_frame(&mut self, header: &FrameHeader) -> Result<Seed> {
+        self.plan(header).map(Seed)
+    }
+}
+
+/// The records of the frame being read.
+enum Current<'de, K: RecordSeed<'de>> {
+    None,
+    Plain(SliceRecords<'de, K::Value, K>),
+    /// A frame with DIRECTORY: its one record.
+    Single(Option<Result<K::Value>>),
+    Indexed {
+        records: Indexed<'de>,
+        next: u64,
+        seed: K,
+    },
+}
+
+/// Reads the records of every frame of `bytes` in order.
+pub(crate) struct FileRecords<'de, F: FrameSeed<'de>> {
+    bytes: &'de [u8],
+    /// Where the last complete frame ends.
+    good: u64,
+    options: FrameOptions,
+    frames: F,
+    current: Current<'de, F::Seed>,
+    /// Records yielded so far, in the whole file.
+    index: u64,
+    /// Records before the current frame.
+    frame_first: u64,
+    done: bool,
+}
+
+impl<'de, F: FrameSeed<'de>> FileRecords<'de, F> {
+    pub(crate) fn new(bytes: &'de [u8], options: FrameOptions, frames: F) -> Self {
+        FileRecords {
+            bytes,
+            good: 0,
+            options,
+            frames,
+            current: Current::None,
+            index: 0,
+            frame_first: 0,
+            done: false,
+        }
+    }
+
+    /// Records read so far.
+    pub(crate) fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// Opens the frame after the last complete one: `None` at the end.
+    fn open_next(&mut self) -> Result<Option<()>> {
+        let decode = self.options.decode_options();
+        let mut src: &[u8] = self.bytes;
+        let Some(span) = layout::next_span(&mut src, self.good, decode.schema_text_limit)? else {
+            return Ok(None);
+        };
+        let frame = &self.bytes[span.start as usize..span.end as usize];
+        let payload = layout::check_payload(&span, frame, self.good, self.bytes.len() as u64)?;
+        let seed = self
+            .frames
+            .for_frame(&span.header)
+            .map_err(|e| e.shifted(span.start))?;
+        let base = span.start + payload.offset;
+        self.current = open_frame(
+            &span,
+            payload.bytes,
+            payload.record_count,
+            base,
+            decode,
+            seed,
+        )?;
+        self.frame_first = self.index;
+        self.good = span.end;
+        Ok(Some(()))
+    }
+
+    fn fail(&mut self, e: Error) -> Option<Result<<F::Seed as RecordSeed<'de>>::Value>> {
+        self.done = true;
+        self.current = Current::None;
+        let e = match e.record() {
+            Some(r) => e.in_record(self.frame_first + r),
+            None => e,
+        };
+        Some(Err(e))
+    }
+}
+
+/// The reader of one frame's records, whose payload is `payload` at `base`.
+fn open_frame<'de, K: RecordSeed<'de>>(
+    span: &Span,
+    payload: &'de [u8],
+    count: u64,
+    base: u64,
+    decode: Options,
+    seed: K,
+) -> Result<Current<'de, K>> {
+    let header = &span.header;
+    if header.is_indexed() {
+        let records = Indexed::parse(payload, count, base)?;
+        return Ok(Current::Indexed {
+            records,
+            next: 0,
+            seed,
+        });
+    }
+    if header.has_directory() {
+        let record = FrameOptions::new()
+            .decode(decode)
+            .record_with_directory_by(payload, base - span.start, |de| seed.read(de))
+            .map_err(|e| e.shifted(span.start));
+        return Ok(Current::Single(Some(record)));
+    }
+    Ok(Current::Plain(SliceRecords::with_seed(
+        payload,
+        decode,
+        base,
+        Some(count),
+        (!header.is_streamed()).then_some(payload.len() as u64),
+        seed,
+    )))
+}
+
+/// Reads record `k` of an indexed payload with `seed`: a record whose
+/// directory is empty is its values alone; one with arrays is read as a
+/// single record with its directory (`spec/08-directory.md`).
+pub(crate) fn read_indexed<'de, K: RecordSeed<'de>>(
+    records: &Indexed<'de>,
+    k: u64,
+    seed: &K,
+    options: Options,
+) -> Result<K::Value> {
+    let (dir, bytes, at) = records.directory(k)?;
+    let arrays = !dir.entries.is_empty();
+    let input = if arrays {
+        bytes
+    } else {
+        &bytes[..dir.offset as usize]
+    };
+    let mut de = Deserializer::with_options(SliceRead::new(input), options).whole_record();
+    let value = seed.read(&mut de).map_err(|e| e.or_offset(0).shifted(at))?;
+    if arrays && !de.read_directory() {
+        return Err(Error::at(
+            ErrorKind::ArrayCount {
+                entries: dir.entries.len() as u64,
+                found: 0,
+            },
+            at + dir.offset,
+        ));
+    }
+    de.end().map_err(|e| e.shifted(at))?;
+    Ok(value)
+}
+
+impl<'de, F: FrameSeed<'de>> Iterator for FileRecords<'de, F> {
+    type Item = Result<<F::Seed as RecordSeed<'de>>::Value>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.done {
+                return None;
+            }
+            let item = match &mut self.current {
+                Current::None => match self.open_next() {
+                    Ok(Some(())) => continue,
+                    Ok(None) => {
+                        self.done = true;
+                        return None;
+                    }
+                    Err(e) => return self.fail(e),
+                },
+                Current::Plain(records) => records.next(),
+                Current::Single(record) => record.take(),
+                Current::Indexed {
+                    records,
+                    next,
+                    seed,
+                } => (*next < records.count).then(|| {
+                    *next += 1;
+                    read_indexed(records, *next - 1, seed, self.options.decode_options())
+                }),
+            };
+            match item {
+                None => self.current = Current::None,
+                Some(Ok(v)) => {
+                    self.index += 1;
+                    return Some(Ok(v));
+                }
+                Some(Err(e)) => {
+                    let e = if e.record().is_none() && !matches!(self.current, Current::Plain(_)) {
+                        e.in_record(self.index - self.frame_first)
+                    } else {
+                        e
+                    };
+                    return self.fail(e);
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Public readers
+// ---------------------------------------------------------------------------
+
+/// The records of a file held in memory (a slice, [`KilnFile`](super::KilnFile)'s
+/// bytes), read as `T` across all its frames; records may borrow from the
+/// bytes. See [`records`].
+pub struct Records<'de, T: Deserialize<'de> + Schema>(FileRecords<'de, TypedFrames<T>>);
+
+impl<'de, T: Deserialize<'de> + Schema> Records<'de, T> {
+    /// Records read so far.
+    pub fn index(&self) -> u64 {
+        self.0.index()
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Schema> Iterator for Records<'de, T> {
+    type Item = Result<T>;
+
+    fn next(&mut self) -> Option<Result<T>> {
+        self.0.next()
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Schema> std::fmt::Debug for Records<'de, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Records")
+            .field("index", &self.0.index)
+            .field("good", &self.0.good)
+            .finish()
+    }
+}
+
+/// Reads every record of the file `bytes` as `T`, frame after frame.
+///
+/// A frame's records are yielded only once the whole frame is present and
+/// its length and checksum are right. A file whose last write was cut
+/// short yields the records of every complete frame, then
+/// [`ErrorKind::TruncatedTail`] at the end of the last complete frame. A
+/// frame written from another type is [`ErrorKind::SchemaMismatch`] at
+/// its fingerprint (frame start + 16), before any of its records.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, kiln::Schema, Debug, PartialEq)]
+/// struct Point { x: i32, y: i32 }
+///
+/// let mut bytes = kiln::frame::batch_to_vec(&[Point { x: 1, y: 2 }])?;
+/// bytes.resize(128, 0); // the next frame starts at a multiple of 64
+/// bytes.extend(kiln::frame::batch_to_vec(&[Point { x: 3, y: 4 }])?);
+/// let points: Vec<Point> = kiln::file::records(&bytes).collect::<Result<_, _>>()?;
+/// assert_eq!(points, [Point { x: 1, y: 2 }, Point { x: 3, y: 4 }]);
+///
+/// let err = kiln::file::records::<Point>(&bytes[..150]).nth(1).unwrap().unwrap_err();
+/// assert_eq!(err.kind().code(), "truncated-tail");
+/// assert_eq!(err.offset(), Some(72)); // where the first frame ends
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub fn records<'de, T: Deserialize<'de> + Schema>(bytes: &'de [u8]) -> Records<'de, T> {
+    records_with(bytes, FrameOptions::new())
+}
+
+/// [`records`] with the limits of `options`.
+pub fn records_with<'de, T: Deserialize<'de> + Schema>(
+    bytes: &'de [u8],
+    options: FrameOptions,
+) -> Records<'de, T> {
+    Records(FileRecords::new(
+        bytes,
+        options,
+        TypedFrames(std::marker::PhantomData),
+    ))
+}
+
+/// The records of a file held in memory, read without the Rust type as
+/// [`Value`]s; see [`values`].
+pub struct Values<'de>(FileRecords<'de, PlanFrames>);
+
+impl<'de> Iterator for Values<'de> {
+    type Item = Result<Value<'de>>;
+
+    fn next(&mut self) -> Option<Result<Value<'de>>> {
+        self.0.next()
+    }
+}
+
+impl std::fmt::Debug for Values<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Values")
+            .field("index", &self.0.index)
+            .finish()
+    }
+}
+
+/// Reads every record of the file `bytes` without the Rust type: each
+/// frame by `plan` when it has the frame's fingerprint, otherwise by the
+/// schema text the frame embeds (a frame with neither is
+/// [`ErrorKind::NoSchema`]). Frames of different types may follow each
+/// other. Torn tails are reported as by [`records`].
+pub fn values<'de>(bytes: &'de [u8], plan: Option<&Plan>, options: FrameOptions) -> Values<'de> {
+    Values(FileRecords::new(
+        bytes,
+        options,
+        PlanFrames::new(plan.cloned()),
+    ))
+}
+
+// ---------------------------------------------------------------------------
+// From a stream
+// ---------------------------------------------------------------------------
+
+/// The records of a file read from an [`io::Read`] (a pipe, a socket, a
+/// file read front to back), as `T`. Each frame is read into memory whole
+/// (within the byte limit) and checked before its records are yielded,
+/// so memory is one frame's bytes and records; a file written by
+/// [`FileWriter`](super::FileWriter) has frames of about
+/// [`FileOptions::frame_bytes`](super::FileOptions::frame_bytes).
+pub struct Reader<R, T> {
+    reader: R,
+    options: FrameOptions,
+    /// Bytes of the stream consumed so far: the end of the last frame.
+    at: u64,
+    /// The current frame, at a 64-aligned address.
+    frame: crate::array::AlignedBytes,
+    pending: VecDeque<T>,
+    /// The error that stopped the current frame, after its good records.
+    failed: Option<Error>,
+    index: u64,
+    done: bool,
+}
+
+impl<R, T> std::fmt::Debug for Reader<R, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader")
+            .field("at", &self.at)
+            .field("index", &self.index)
+            .finish()
+    }
+}
+
+impl<R: io::Read, T: DeserializeOwned + Schema> Reader<R, T> {
+    /// A reader of the file that `reader` holds from its first byte.
+    pub fn new(reader: R) -> Self {
+        Self::with_options(reader, FrameOptions::new())
+    }
+
+    /// [`Reader::new`] with the limits of `options`.
+    pub fn with_options(reader: R, options: FrameOptions) -> Self {
+        Reader {
+            reader,
+            options,
+            at: 0,
+            frame: crate::array::AlignedBytes::new(),
+            pending: VecDeque::new(),
+            failed: None,
+            index: 0,
+            done: false,
+        }
+    }
+
+    /// Records read so far.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// Reads the next frame and its records into `pending`: `false` at the
+    /// clean end of the stream.
+    fn next_frame(&mut self) -> Result<bool> {
+        let decode = self.options.decode_options();
+        let pad = (layout::next_frame_start(self.at) - self.at) as usize;
+        let mut buf = vec![0u8; pad + HEADER_LEN];
+        let got = read_up_to(&mut self.reader, &mut buf, self.at)?;
+        buf.truncate(got);
+        if got == 0 {
+            return Ok(false);
+        }
+        if let Some(i) = buf[..pad.min(got)].iter().position(|&b| b != 0) {
+            return Err(Error::at(
+                ErrorKind::PaddingNonZero(buf[i]),
+                self.at + i as u64,
+            ));
+        }
+        if got <= pad {
+            return Err(layout::torn(
+                "padding with no frame after it",
+                self.at,
+                self.at + got as u64,
+            ));
+        }
+        // The header says how much follows; nothing is read beyond the
+        // byte limit on its word.
+        if got == pad + HEADER_LEN
+            && let Ok((h, _)) = FrameHeader::parse_fixed(&buf[pad..], decode.schema_text_limit)
+        {
+            let limit = decode.byte_limit;
+            let (more, streamed) = match h.payload_len {
+                Some(n) if !h.is_streamed() => match h.payload_offset.checked_add(n) {
+                    Some(w) if w <= limit => (w - HEADER_LEN as u64, false),
+                    _ => {
+                        let at = self.at + pad as u64 + h.payload_offset;
+                        return Err(Error::at(ErrorKind::ByteLimit { limit }, at));
+                    }
+                },
+                // Streamed: to the end of the stream, within the limit.
+                _ => (limit.saturating_add(1), true),
+            };
+            io::Read::take(&mut self.reader, more)
+                .read_to_end(&mut buf)
+                .map_err(|e| Error::at(ErrorKind::Io(e), self.at + buf.len() as u64))?;
+            if streamed && (buf.len() - pad) as u64 > limit {
+                let at = self.at + pad as u64 + limit;
+                return Err(Error::at(ErrorKind::ByteLimit { limit }, at));
+            }
+        }
+        // The frame is checked and read as the slice reader does, with
+        // offsets moved to the stream's.
+        self.frame = crate::array::AlignedBytes::from_slice(&buf[pad..]);
+        let start = self.at + pad as u64;
+        let records = FileRecords::new(
+            self.frame.as_slice(),
+            self.options,
+            TypedFrames::<T>(std::marker::PhantomData),
+        );
+        let mut fresh = VecDeque::new();
+        for r in records {
+            match r {
+                Ok(v) => fresh.push_back(v),
+                Err(e) if matches!(e.kind(), ErrorKind::TruncatedTail { .. }) => {
+                    let found = match e.kind() {
+                        ErrorKind::TruncatedTail { found, .. } => found,
+                        _ => "",
+                    };
+                    return Err(layout::torn(found, self.at, self.at + buf.len() as u64));
+                }
+                Err(e) => {
+                    // The records before the error come first.
+                    let e = e.shifted(start);
+                    self.failed = Some(match e.record() {
+                        Some(r) => e.in_record(self.index + r),
+                        None => e,
+                    });
+                    break;
+                }
+            }
+        }
+        self.at += buf.len() as u64;
+        self.pending = fresh;
+        Ok(true)
+    }
+}
+
+impl<R: io::Read, T: DeserializeOwned + Schema> Iterator for Reader<R, T> {
+    type Item = Result<T>;
+
+    fn next(&mut self) -> Option<Result<T>> {
+        loop {
+            if let Some(v) = self.pending.pop_front() {
+                self.index += 1;
+                return Some(Ok(v));
+            }
+            if self.done {
+                return None;
+            }
+            if let Some(e) = self.failed.take() {
+                self.done = true;
+                return Some(Err(e));
+            }
+            match self.next_frame() {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.done = true;
+                    return None;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+/// Reads until `buf` is full or the reader ends; returns the bytes read.
+fn read_up_to<R: io::Read>(reader: &mut R, buf: &mut [u8], at: u64) -> Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match reader.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::at(ErrorKind::Io(e), at + got as u64)),
+        }
+    }
+    Ok(got)
+}
