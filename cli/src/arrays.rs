@@ -16,7 +16,7 @@ pub(crate) fn list(path: &Path, as_json: bool) -> Result<ExitCode, Failure> {
     let frames = in_file(frames(map.bytes()), path)?;
     let mut all: Vec<(usize, Vec<ArrayReport>)> = Vec::new();
     for (i, f) in frames.iter().enumerate() {
-        let arrays = in_file(arrays_of(f), path)?;
+        let arrays = in_file(arrays_of(map.file(), f), path)?;
         if !arrays.is_empty() {
             all.push((i, arrays));
         }
@@ -94,18 +94,20 @@ pub(crate) fn extract(
     path: &Path,
     array: &str,
     output: &Path,
-    frame: usize,
+    record: u64,
 ) -> Result<ExitCode, Failure> {
     let map = Mapped::open(path)?;
-    let frames = in_file(frames(map.bytes()), path)?;
-    let Some(f) = frames.get(frame) else {
+    let file = map.file();
+    if record >= file.record_count() {
+        // A damaged or torn file says so, rather than that it is short.
+        in_file(file.check(), path)?;
         return Err(Failure::Usage(format!(
-            "{}: no frame {frame}: the file has {} frames",
+            "{}: no record {record}: the file has {} records",
             path.display(),
-            frames.len()
+            file.record_count()
         )));
-    };
-    let arrays = in_file(arrays_of(f), path)?;
+    }
+    let arrays = in_file(file.record_arrays(record), path)?;
     let found = arrays
         .iter()
         .find(|a| a.name.as_deref() == Some(array))
@@ -116,7 +118,7 @@ pub(crate) fn extract(
             .map(|a| a.name.clone().unwrap_or_else(|| a.index.to_string()))
             .collect();
         return Err(Failure::Usage(format!(
-            "{}: frame {frame} has no array {array:?}; it has: {}",
+            "{}: record {record} has no array {array:?}; it has: {}",
             path.display(),
             if names.is_empty() {
                 "none".into()
@@ -124,6 +126,15 @@ pub(crate) fn extract(
                 names.join(", ")
             }
         )));
+    };
+    let a = crate::inspect::ArrayReport {
+        record,
+        index: a.index,
+        name: a.name.clone(),
+        dtype: a.info.dtype_name(),
+        shape: a.info.shape().to_vec(),
+        start: a.info.byte_range().start,
+        end: a.info.byte_range().end,
     };
     let Some(descr) = numpy_descr(a.dtype) else {
         return Err(Failure::Usage(format!(

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use kiln::value::{JsonRecords, Plan};
 
-use crate::files::{Mapped, frames, in_file, is_framed, plan_from};
+use crate::files::{Mapped, in_file, is_framed, plan_from};
 use crate::progress::Counted;
 use crate::{Failure, out};
 
@@ -170,15 +170,36 @@ pub(crate) fn each_record(
         }
         return Ok(walked);
     }
-    let frames = in_file(frames(map.bytes()), path)?;
     let options = kiln::frame::FrameOptions::new();
     let bar = Counted::new(std::io::empty(), len);
-    for f in &frames {
+    // Frame by frame: the records of the frames before a torn tail or a
+    // damaged frame come out before its error.
+    for f in kiln::file::read_frames(map.bytes()) {
+        let f = in_file(f, path)?;
         walked.frames += 1;
         let shift = |e: kiln::Error| Failure::Kiln(e.shifted(f.offset), Some(path.to_owned()));
         if check_only && plan.is_none() && f.header.schema_text.is_none() {
             f.header.payload(f.bytes).map_err(shift)?;
             walked.unread += 1;
+            continue;
+        }
+        if f.header.is_indexed() {
+            // Records with arrays: read in place from the map, each by the
+            // frame's schema, and printed as the Value's JSON.
+            let mut json = Vec::new();
+            for v in kiln::file::values(f.bytes, plan, options) {
+                let v = v.map_err(shift)?;
+                serde_json::to_writer(&mut json, &v)
+                    .map_err(|e| Failure::Io(e.into(), path.to_owned()))?;
+                walked.records += 1;
+                let more = on_record(&json)?;
+                json.clear();
+                if !more {
+                    bar.finish();
+                    return Ok(walked);
+                }
+            }
+            bar.tick(f.bytes.len() as u64);
             continue;
         }
         file.seek(SeekFrom::Start(f.offset))

@@ -1,41 +1,39 @@
 //! Opening a file: mapped for the commands that read headers and
 //! directories only, and split into its frames.
 
-use std::fs::File;
 use std::path::Path;
 
-use kiln::value::{FrameAt, Plan};
+use kiln::file::{FrameAt, KilnFile};
+use kiln::value::Plan;
 
 use crate::Failure;
 
-/// A file mapped into memory.
-pub(crate) struct Mapped {
-    map: Option<memmap2::Mmap>,
-}
+/// A file mapped into memory, its frames listed from their headers.
+pub(crate) struct Mapped(KilnFile);
 
 impl Mapped {
     pub(crate) fn open(path: &Path) -> Result<Mapped, Failure> {
-        let file = File::open(path).map_err(|e| Failure::Io(e, path.to_owned()))?;
-        let len = file
-            .metadata()
-            .map_err(|e| Failure::Io(e, path.to_owned()))?
-            .len();
-        if len == 0 {
-            // An empty file cannot be mapped; it holds no frames.
-            return Ok(Mapped { map: None });
-        }
         // SAFETY: the map is only read. Another process that truncates or
         // rewrites the file while it is mapped makes what the command sees
         // undefined (a read past a truncation raises SIGBUS): the command
         // reads files at rest, as `less` or `grep` do, and says so in its
         // help. No reference into the map outlives the command.
-        let map =
-            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Failure::Io(e, path.to_owned()))?;
-        Ok(Mapped { map: Some(map) })
+        let file = unsafe { KilnFile::map(path) }.map_err(|e| match e.kind() {
+            kiln::ErrorKind::Io(io) => Failure::Io(
+                std::io::Error::new(io.kind(), io.to_string()),
+                path.to_owned(),
+            ),
+            _ => Failure::Kiln(e, Some(path.to_owned())),
+        })?;
+        Ok(Mapped(file))
     }
 
     pub(crate) fn bytes(&self) -> &[u8] {
-        self.map.as_deref().unwrap_or(&[])
+        self.0.bytes()
+    }
+
+    pub(crate) fn file(&self) -> &KilnFile {
+        &self.0
     }
 }
 
@@ -47,7 +45,7 @@ pub(crate) fn is_framed(bytes: &[u8]) -> bool {
 /// The frames of a file, each or the first error (with its offset in the
 /// file).
 pub(crate) fn frames(bytes: &[u8]) -> Result<Vec<FrameAt<'_>>, kiln::Error> {
-    kiln::value::read_frames(bytes).collect()
+    kiln::file::read_frames(bytes).collect()
 }
 
 /// Reads and parses a schema text file.

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use kiln::ErrorKind;
-use kiln::frame::{FLAG_CHECKSUM, FLAG_DIRECTORY, FLAG_SCHEMA, FLAG_STREAMED};
-use kiln::value::FrameAt;
+use kiln::file::{FrameAt, KilnFile};
+use kiln::frame::{FLAG_CHECKSUM, FLAG_DIRECTORY, FLAG_INDEXED, FLAG_SCHEMA, FLAG_STREAMED};
 use serde_json::{Value as Json, json};
 
 use crate::files::{Mapped, frames, in_file};
@@ -15,6 +15,8 @@ use crate::{Failure, out};
 
 /// One shaped array of a frame, at offsets in the file.
 pub(crate) struct ArrayReport {
+    /// The record that holds it, counted across the file.
+    pub(crate) record: u64,
     pub(crate) index: usize,
     pub(crate) name: Option<String>,
     pub(crate) dtype: &'static str,
@@ -43,6 +45,7 @@ fn flag_names(flags: u16) -> Vec<&'static str> {
         (FLAG_SCHEMA, "schema"),
         (FLAG_STREAMED, "streamed"),
         (FLAG_DIRECTORY, "directory"),
+        (FLAG_INDEXED, "indexed"),
     ]
     .into_iter()
     .filter(|(bit, _)| flags & bit != 0)
@@ -50,45 +53,35 @@ fn flag_names(flags: u16) -> Vec<&'static str> {
     .collect()
 }
 
-/// The arrays of a frame with a directory, named by the record's schema
-/// when the frame carries its text.
-pub(crate) fn arrays_of(frame: &FrameAt<'_>) -> Result<Vec<ArrayReport>, kiln::Error> {
-    if !frame.header.has_directory() {
+/// The arrays of the records of a frame, named by the record's schema
+/// when the frame carries its text, at offsets in the file.
+pub(crate) fn arrays_of(
+    file: &KilnFile,
+    frame: &FrameAt<'_>,
+) -> Result<Vec<ArrayReport>, kiln::Error> {
+    let h = &frame.header;
+    if !(h.has_directory() || h.is_indexed()) {
         return Ok(Vec::new());
     }
-    let shift = |e: kiln::Error| e.shifted(frame.offset);
-    let infos = kiln::frame::list_arrays(frame.bytes).map_err(shift)?;
-    let names: Vec<String> = match &frame.header.schema_text {
-        Some(_) => {
-            let mut records = kiln::value::frame_records(frame.bytes, None).map_err(shift)?;
-            match records.next() {
-                Some(record) => record
-                    .map_err(shift)?
-                    .arrays()
-                    .into_iter()
-                    .map(|(name, _)| name)
-                    .collect(),
-                None => Vec::new(),
-            }
+    let count = h.record_count.unwrap_or(0);
+    let mut out = Vec::new();
+    for r in frame.first_record..frame.first_record + count {
+        for a in file.record_arrays(r)? {
+            out.push(ArrayReport {
+                record: a.record,
+                index: a.index,
+                name: a.name,
+                dtype: a.info.dtype_name(),
+                shape: a.info.shape().to_vec(),
+                start: a.info.byte_range().start,
+                end: a.info.byte_range().end,
+            });
         }
-        None => Vec::new(),
-    };
-    let base = frame.offset;
-    Ok(infos
-        .iter()
-        .enumerate()
-        .map(|(index, info)| ArrayReport {
-            index,
-            name: names.get(index).cloned(),
-            dtype: info.dtype_name(),
-            shape: info.shape().to_vec(),
-            start: base + info.byte_range().start,
-            end: base + info.byte_range().end,
-        })
-        .collect())
+    }
+    Ok(out)
 }
 
-fn report(frame: &FrameAt<'_>) -> FrameReport {
+fn report(file: &KilnFile, frame: &FrameAt<'_>) -> FrameReport {
     let h = &frame.header;
     let (records, checksum) = match h.payload(frame.bytes) {
         Ok(p) => (
@@ -109,7 +102,7 @@ fn report(frame: &FrameAt<'_>) -> FrameReport {
             },
         ),
     };
-    let arrays = arrays_of(frame).unwrap_or_default();
+    let arrays = arrays_of(file, frame).unwrap_or_default();
     FrameReport {
         offset: frame.offset,
         version: h.version,
@@ -145,6 +138,7 @@ fn to_json(r: &FrameReport) -> Json {
 
 pub(crate) fn array_json(a: &ArrayReport) -> Json {
     json!({
+        "record": a.record,
         "index": a.index,
         "name": a.name,
         "dtype": a.dtype,
@@ -155,10 +149,11 @@ pub(crate) fn array_json(a: &ArrayReport) -> Json {
 
 /// The human table of an array list, indented by `indent`.
 pub(crate) fn array_table(arrays: &[ArrayReport], indent: &str) -> String {
-    let rows: Vec<[String; 5]> = arrays
+    let rows: Vec<[String; 6]> = arrays
         .iter()
         .map(|a| {
             [
+                a.record.to_string(),
                 a.index.to_string(),
                 a.name.clone().unwrap_or_else(|| "-".into()),
                 a.dtype.to_owned(),
@@ -167,8 +162,8 @@ pub(crate) fn array_table(arrays: &[ArrayReport], indent: &str) -> String {
             ]
         })
         .collect();
-    let head = ["#", "name", "dtype", "shape", "bytes"].map(str::to_owned);
-    let mut widths = [0usize; 5];
+    let head = ["record", "#", "name", "dtype", "shape", "bytes"].map(str::to_owned);
+    let mut widths = [0usize; 6];
     for row in std::iter::once(&head).chain(&rows) {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.len());
@@ -238,9 +233,9 @@ pub(crate) fn run(path: &Path, as_json: bool) -> Result<ExitCode, Failure> {
     let bytes = map.bytes();
     let mut reports = Vec::new();
     let mut failure = None;
-    for frame in kiln::value::read_frames(bytes) {
+    for frame in kiln::file::read_frames(bytes) {
         match frame {
-            Ok(f) => reports.push(report(&f)),
+            Ok(f) => reports.push(report(map.file(), &f)),
             Err(e) => failure = Some(e),
         }
     }

@@ -10,6 +10,7 @@ mod files;
 mod from_json;
 mod inspect;
 mod progress;
+mod repair;
 mod verify;
 
 use std::path::PathBuf;
@@ -79,6 +80,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Cut a torn tail: the frame a crash left half written at the end of
+    /// a file. Says what it drops (bytes and where) and what it keeps; a
+    /// file damaged elsewhere is left alone.
+    Repair {
+        file: PathBuf,
+        /// Say what would be dropped, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Write one array as a NumPy `.npy` file.
     Extract {
         file: PathBuf,
@@ -87,9 +97,10 @@ enum Command {
         /// Where to write the `.npy` file.
         #[arg(short, long)]
         output: PathBuf,
-        /// The frame that holds the array, when the file has several.
+        /// The record that holds the array, counted across the file's
+        /// frames, when the file has several.
         #[arg(long, default_value_t = 0)]
-        frame: usize,
+        record: u64,
     },
     /// JSON values from stdin (one or many, whitespace between) to Kiln
     /// bytes on stdout: a bare record per value, or one frame with --frame.
@@ -144,12 +155,13 @@ fn main() -> ExitCode {
         } => cat::run(&file, json, schema.as_deref(), records),
         Command::Verify { file, schema } => verify::run(&file, schema.as_deref()),
         Command::Arrays { file, json } => arrays::list(&file, json),
+        Command::Repair { file, dry_run } => repair::run(&file, dry_run),
         Command::Extract {
             file,
             array,
             output,
-            frame,
-        } => arrays::extract(&file, &array, &output, frame),
+            record,
+        } => arrays::extract(&file, &array, &output, record),
         Command::FromJson { schema, frame } => from_json::run(&schema, frame),
     };
     match result {

@@ -198,5 +198,21 @@ fn main() {
         );
         write(&value, name, &input);
     }
+    // Files: every vector of spec/vectors/file.json and the golden files.
+    let files = corpus.join("file");
+    let text = fs::read_to_string(spec.join("vectors/file.json")).expect("file vectors");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("file vectors JSON");
+    for v in json["vectors"].as_array().expect("vectors") {
+        let hex = v["hex"].as_str().expect("hex");
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+            .collect();
+        write(&files, v["name"].as_str().expect("name"), &bytes);
+    }
+    for name in ["file-points-two-frames", "file-samples-indexed"] {
+        let bytes = fs::read(spec.join(format!("golden/{name}.kiln"))).expect("golden file");
+        write(&files, name, &bytes);
+    }
     println!("wrote {} inputs into {}", inputs.len(), corpus.display());
 }

@@ -4,6 +4,7 @@
 //! readers and the writer take their positions from here.
 
 use std::io;
+use std::ops::Range;
 
 use crate::array::directory;
 use crate::error::{Error, ErrorKind, Result};
@@ -158,6 +159,20 @@ pub(crate) fn next_span(src: &mut impl Source, good: u64, max_text: u64) -> Resu
         _ => len,
     };
     Ok(Some(Span { start, end, header }))
+}
+
+/// A streamed frame's payload range (in the frame) and record count, read
+/// from its trailer without checking the payload (no checksum, so listing
+/// a mapped file does not touch every page); `None` when the frame does
+/// not end with a trailer.
+pub(crate) fn streamed_extent(header: &FrameHeader, frame: &[u8]) -> Option<(Range<u64>, u64)> {
+    let p = header.payload_offset;
+    let t = (frame.len() as u64).checked_sub(frame::TRAILER_LEN as u64)?;
+    if t < p || !frame.ends_with(&frame::END_MAGIC) {
+        return None;
+    }
+    let count = u64::from_le_bytes(frame[t as usize..t as usize + 8].try_into().ok()?);
+    Some((p..t, count))
 }
 
 /// Checks the payload of the frame `frame` (its bytes, from its first),

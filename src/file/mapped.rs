@@ -470,13 +470,20 @@ fn list_frames(bytes: &[u8], options: &FrameOptions) -> (Vec<FrameInfo>, Option<
         };
         let frame = &bytes[span.start as usize..span.end as usize];
         let p = span.start + span.header.payload_offset;
-        let (payload, count) = match (span.header.record_count, span.header.payload_len) {
-            (Some(count), Some(len)) if !span.header.is_streamed() => (p..p + len, count),
-            _ => match layout::check_payload(&span, frame, good, bytes.len() as u64) {
-                Ok(pl) => (p..p + pl.bytes.len() as u64, pl.record_count),
-                Err(e) => return (frames, Some(e)),
-            },
-        };
+        let (payload, count): (Range<u64>, u64) =
+            match (span.header.record_count, span.header.payload_len) {
+                (Some(count), Some(len)) if !span.header.is_streamed() => (p..p + len, count),
+                _ => match layout::streamed_extent(&span.header, frame) {
+                    Some((range, count)) => {
+                        (span.start + range.start..span.start + range.end, count)
+                    }
+                    // No trailer: the checks of the payload say what is wrong.
+                    None => match layout::check_payload(&span, frame, good, bytes.len() as u64) {
+                        Err(e) => return (frames, Some(e)),
+                        Ok(_) => return (frames, None),
+                    },
+                },
+            };
         if span.header.is_indexed() {
             let body = &bytes[payload.start as usize..payload.end as usize];
             if let Err(e) = Indexed::parse(body, count, payload.start) {

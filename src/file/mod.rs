@@ -30,7 +30,7 @@ mod write;
 
 pub use layout::FRAME_ALIGN;
 pub use mapped::{FrameInfo, KilnFile, NamedArray};
-pub use read::{Reader, Records, Values, records, records_with, values};
+pub use read::{FrameAt, Reader, Records, Values, read_frames, records, records_with, values};
 pub use write::FileWriter;
 
 use std::path::Path;

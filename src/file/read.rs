@@ -382,6 +382,76 @@ pub fn values<'de>(bytes: &'de [u8], plan: Option<&Plan>, options: FrameOptions)
 }
 
 // ---------------------------------------------------------------------------
+// Frames
+// ---------------------------------------------------------------------------
+
+/// One frame of a file: where it starts, its header, its bytes, and the
+/// index of its first record in the file.
+#[derive(Debug)]
+pub struct FrameAt<'a> {
+    /// The frame's first byte in the file.
+    pub offset: u64,
+    /// Its header.
+    pub header: FrameHeader,
+    /// The whole frame, header to trailer.
+    pub bytes: &'a [u8],
+    /// The index of its first record in the file.
+    pub first_record: u64,
+}
+
+/// The frames of the file `bytes`, by their headers: each frame's payload
+/// is not checked (its length is; [`FrameHeader::payload`] checks the
+/// rest), so a frame whose checksum is wrong is still listed. The
+/// iteration ends after the first error: a torn tail
+/// ([`ErrorKind::TruncatedTail`] at the end of the last complete frame),
+/// bytes that are not a frame, nonzero padding between frames, each at
+/// its offset in the file.
+pub fn read_frames(bytes: &[u8]) -> impl Iterator<Item = Result<FrameAt<'_>>> + '_ {
+    let mut good = 0;
+    let mut first_record = 0;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut src = bytes;
+        let max_text = crate::options::DEFAULT_SCHEMA_TEXT_LIMIT;
+        let span = match layout::next_span(&mut src, good, max_text) {
+            Ok(Some(span)) => span,
+            Ok(None) => return None,
+            Err(e) => {
+                done = true;
+                return Some(Err(e));
+            }
+        };
+        let frame = &bytes[span.start as usize..span.end as usize];
+        let count = match span.header.record_count {
+            Some(n) => n,
+            None => match layout::streamed_extent(&span.header, frame) {
+                Some((_, n)) => n,
+                // No whole trailer: a torn tail, or what else is wrong.
+                None => {
+                    done = true;
+                    let len = bytes.len() as u64;
+                    return layout::check_payload(&span, frame, good, len)
+                        .err()
+                        .map(Err);
+                }
+            },
+        };
+        let item = FrameAt {
+            offset: span.start,
+            header: span.header,
+            bytes: frame,
+            first_record,
+        };
+        first_record += count;
+        good = span.end;
+        Some(Ok(item))
+    })
+}
+
+// ---------------------------------------------------------------------------
 // From a stream
 // ---------------------------------------------------------------------------
 

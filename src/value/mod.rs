@@ -41,8 +41,8 @@ mod table;
 pub(crate) use decode::Seed;
 pub(crate) use frames::plan_of;
 pub use frames::{
-    BareRecords, FrameAt, FrameRecords, JsonRecords, StreamRecords, bare_records, frame_records,
-    frame_records_with, read_frames,
+    BareRecords, FrameRecords, JsonRecords, StreamRecords, bare_records, frame_records,
+    frame_records_with,
 };
 pub use plan::Plan;
 pub use table::Table;
