@@ -85,6 +85,7 @@ OTHERS = {
     ("batch",): "A million Points (`cargo bench --bench batch`): bare and framed batches against a hand-written loop",
     ("single-point",): "One Point, bare and framed (`cargo bench --bench batch`)",
     ("value-",): "Reading without the Rust type (`cargo bench --bench value`): `Value` and JSON against the typed path and serde_json",
+    ("file-",): "Kiln files (`cargo bench --bench file`): a million log events appended and read across frames beside a bare batch; a mapped shard of 1,000 3x224x224 f32 images beside safetensors",
     ("arrays",): "Shaped arrays (`cargo bench --bench arrays`): a 3x224x224 f32 image and a 224x224 u8 mask in one record",
 }
 

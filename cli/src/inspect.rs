@@ -65,7 +65,7 @@ pub(crate) fn arrays_of(
     }
     let count = h.record_count.unwrap_or(0);
     let mut out = Vec::new();
-    for r in frame.first_record..frame.first_record + count {
+    for r in frame.first_record..frame.first_record.saturating_add(count) {
         for a in file.record_arrays(r)? {
             out.push(ArrayReport {
                 record: a.record,

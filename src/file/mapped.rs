@@ -193,7 +193,7 @@ impl KilnFile {
     pub fn record_count(&self) -> u64 {
         self.frames
             .last()
-            .map_or(0, |f| f.first_record + f.record_count)
+            .map_or(0, |f| f.first_record.saturating_add(f.record_count))
     }
 
     /// What ended the walk of the frames before the end of the file: a
@@ -229,7 +229,7 @@ impl KilnFile {
     fn frame_of(&self, record: u64) -> Result<(&FrameInfo, u64)> {
         let i = self
             .frames
-            .partition_point(|f| f.first_record + f.record_count <= record);
+            .partition_point(|f| f.first_record.saturating_add(f.record_count) <= record);
         match self.frames.get(i) {
             Some(f) if f.first_record <= record => Ok((f, record - f.first_record)),
             _ => Err(Error::new(ErrorKind::ArrayIndex {
@@ -330,7 +330,7 @@ impl KilnFile {
                 continue;
             }
             for k in 0..frame.record_count {
-                all.extend(self.record_arrays(frame.first_record + k)?);
+                all.extend(self.record_arrays(frame.first_record.saturating_add(k))?);
             }
         }
         Ok(all)
@@ -498,7 +498,7 @@ fn list_frames(bytes: &[u8], options: &FrameOptions) -> (Vec<FrameInfo>, Option<
             record_count: count,
             plan: OnceLock::new(),
         });
-        first_record += count;
+        first_record = first_record.saturating_add(count);
         good = span.end;
     }
 }

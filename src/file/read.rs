@@ -445,7 +445,7 @@ pub fn read_frames(bytes: &[u8]) -> impl Iterator<Item = Result<FrameAt<'_>>> + 
             bytes: frame,
             first_record,
         };
-        first_record += count;
+        first_record = first_record.saturating_add(count);
         good = span.end;
         Some(Ok(item))
     })
@@ -539,22 +539,23 @@ impl<R: io::Read, T: DeserializeOwned + Schema> Reader<R, T> {
             && let Ok((h, _)) = FrameHeader::parse_fixed(&buf[pad..], decode.schema_text_limit)
         {
             let limit = decode.byte_limit;
-            let (more, streamed) = match h.payload_len {
-                Some(n) if !h.is_streamed() => match h.payload_offset.checked_add(n) {
-                    Some(w) if w <= limit => (w - HEADER_LEN as u64, false),
-                    _ => {
-                        let at = self.at + pad as u64 + h.payload_offset;
-                        return Err(Error::at(ErrorKind::ByteLimit { limit }, at));
-                    }
-                },
-                // Streamed: to the end of the stream, within the limit.
-                _ => (limit.saturating_add(1), true),
+            // The frame's length: in the header, or, streamed, to the end
+            // of the stream. Past the limit, the stream is read only to
+            // tell a cut-short frame (a torn tail, as from a slice) from a
+            // long one (`byte-limit`).
+            let want = match h.payload_len {
+                Some(n) if !h.is_streamed() => h.payload_offset.checked_add(n),
+                _ => None,
             };
+            let more = match want {
+                Some(w) if w <= limit => w,
+                _ => limit.saturating_add(1),
+            } - HEADER_LEN as u64;
             io::Read::take(&mut self.reader, more)
                 .read_to_end(&mut buf)
                 .map_err(|e| Error::at(ErrorKind::Io(e), self.at + buf.len() as u64))?;
-            if streamed && (buf.len() - pad) as u64 > limit {
-                let at = self.at + pad as u64 + limit;
+            if (buf.len() - pad) as u64 > limit {
+                let at = self.at + pad as u64 + h.payload_offset.min(limit);
                 return Err(Error::at(ErrorKind::ByteLimit { limit }, at));
             }
         }

@@ -38,7 +38,6 @@ impl FrameOptions {
         let max_text = self.options.schema_text_limit;
         let (header, _) =
             FrameHeader::parse_fixed(&bytes[..bytes.len().min(HEADER_LEN)], max_text)?;
-        header.not_indexed()?;
         if header.has_directory() {
             // A record with arrays: its directory is at the payload's end.
             let header = FrameHeader::parse_with(bytes, max_text)?;
@@ -60,6 +59,7 @@ impl FrameOptions {
         }
         // The common case, kept lean: a header, one record, nothing else.
         header.check_schema(schema)?;
+        header.not_indexed()?;
         let payload = header.payload(bytes)?;
         if payload.record_count != 1 {
             return Err(not_one_record(payload.record_count));

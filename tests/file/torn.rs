@@ -131,3 +131,59 @@ fn bytes_that_are_not_a_frame_after_one_are_refused() {
         .unwrap_err();
     assert_eq!(e.kind().code(), "bad-magic");
 }
+
+/// Found by the `file` fuzz target: frames of zero-byte records may claim
+/// any count, and the running record number across frames must not
+/// overflow (it saturates: such a file cannot be read to its end anyway).
+#[test]
+fn record_counts_that_overflow_across_frames_do_not_panic() {
+    let one = kiln::frame::batch_to_vec(&[()]).unwrap();
+    assert_eq!(one.len(), 64, "a header and an empty payload");
+    let mut frame = one.clone();
+    frame[24..32].copy_from_slice(&(1u64 << 63).to_le_bytes());
+    let bytes = [frame.clone(), frame.clone(), frame].concat();
+    let file = KilnFile::from_bytes(&bytes);
+    assert_eq!(file.frames().len(), 3);
+    assert_eq!(file.record_count(), u64::MAX);
+    let firsts: Vec<u64> = kiln::file::read_frames(&bytes)
+        .map(|f| f.unwrap().first_record)
+        .collect();
+    assert_eq!(firsts, [0, 1 << 63, u64::MAX]);
+    assert!(file.arrays().unwrap().is_empty());
+}
+
+/// Found by the `file` fuzz target: a frame whose header claims more than
+/// the byte limit, in a stream that ends before the limit, is a torn tail
+/// as from a slice (not `byte-limit`). Only a stream has a byte limit
+/// (spec 9.2): past it, the stream reader says `byte-limit` at the payload.
+#[test]
+fn a_stream_cut_short_within_the_byte_limit_is_a_torn_tail_as_from_a_slice() {
+    let dir = scratch("limit");
+    let (bytes, first_end) = two_frames(&dir.join("log.kiln"));
+    let options = kiln::frame::FrameOptions::new().decode(kiln::Options::new().byte_limit(300));
+    let read = |part: &[u8]| {
+        let slice: Vec<_> = kiln::file::records_with::<Event>(part, options)
+            .map(|r| r.map_err(|e| (e.kind().code(), e.offset())))
+            .collect();
+        let stream: Vec<_> = Reader::<_, Event>::with_options(part, options)
+            .map(|r| r.map_err(|e| (e.kind().code(), e.offset())))
+            .collect();
+        (slice, stream)
+    };
+    let payload = 192; // 64 + the schema text, padded to 64
+    assert!(first_end > 301, "the first frame is over the limit");
+    for cut in [150, payload, 250, 300] {
+        let (slice, stream) = read(&bytes[..cut]);
+        assert_eq!(slice, stream, "cut at {cut}");
+        assert_eq!(stream, [Err(("truncated-tail", Some(0)))], "cut at {cut}");
+    }
+    for cut in [301, first_end as usize - 1, bytes.len()] {
+        let (_, stream) = read(&bytes[..cut]);
+        assert_eq!(
+            stream,
+            [Err(("byte-limit", Some(payload as u64)))],
+            "cut at {cut}"
+        );
+    }
+    assert_eq!(read(&bytes).0.len(), 13, "a slice has no byte limit");
+}
