@@ -76,4 +76,23 @@ impl AlignedBytes {
     pub fn as_slice(&self) -> &[u8] {
         &bytemuck::cast_slice(&self.chunks)[..self.len]
     }
+
+    /// The bytes, to fill in place (a stream read straight into the
+    /// buffer, without a copy).
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut(&mut self.chunks)[..self.len]
+    }
+
+    /// Makes the buffer `len` bytes long, keeping its allocation: bytes
+    /// past the old length are zero.
+    pub(crate) fn resize(&mut self, len: usize) {
+        if len > self.len {
+            // The old last chunk's tail may hold bytes from before a shrink.
+            let all: &mut [u8] = bytemuck::cast_slice_mut(&mut self.chunks);
+            let keep = all.len().min(len);
+            all[self.len..keep].fill(0);
+        }
+        self.chunks.resize(len.div_ceil(64), Chunk([0; 64]));
+        self.len = len;
+    }
 }

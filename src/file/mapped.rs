@@ -37,7 +37,19 @@ pub struct FrameInfo {
     /// Its records.
     pub record_count: u64,
     /// The plan of its records, parsed when first needed.
-    plan: OnceLock<Option<Plan>>,
+    plan: OnceLock<Option<FramePlan>>,
+}
+
+/// A record's directory entries (offsets in the file), its bytes, and
+/// their offset in the file.
+type RecordEntries<'a> = (Vec<ArrayInfo>, &'a [u8], u64);
+
+/// A frame's plan, and the names of its records' arrays where they are
+/// the same for every record (then no record is read to name them).
+#[derive(Debug)]
+struct FramePlan {
+    plan: Plan,
+    names: Option<Vec<String>>,
 }
 
 /// A shaped array of a file: which record holds it, its field path, and its
@@ -263,45 +275,71 @@ impl KilnFile {
     /// file; the decoding errors of the record when naming its arrays.
     pub fn record_arrays(&self, record: u64) -> Result<Vec<NamedArray>> {
         let (frame, k) = self.frame_of(record)?;
-        let Some((bytes, at)) = self.record_bytes(frame, k) else {
+        let Some((entries, bytes, at)) = self.entries(frame, k)? else {
             return Ok(Vec::new());
         };
-        let entries = crate::array::directory::parse(bytes, 0)
-            .map_err(|e| e.shifted(at))?
-            .map(|d| d.entries)
-            .unwrap_or_default();
-        if entries.is_empty() {
-            return Ok(Vec::new());
-        }
-        let names = self.names(frame, k, bytes, at)?;
+        let names = match Self::static_names(frame, entries.len()) {
+            Some(names) => Some(names.to_vec()),
+            None => self.read_names(frame, k, bytes, at)?,
+        };
         Ok(entries
             .into_iter()
             .enumerate()
-            .map(|(index, mut info)| {
-                info.offset += at;
-                NamedArray {
-                    record,
-                    index,
-                    name: names.as_ref().and_then(|n| n.get(index).cloned()),
-                    info,
-                }
+            .map(|(index, info)| NamedArray {
+                record,
+                index,
+                name: names.as_ref().and_then(|n| n.get(index).cloned()),
+                info,
             })
             .collect())
     }
 
+    /// The directory entries of record `k` of `frame` (offsets in the
+    /// file), its bytes and their offset; `None` for a frame of records
+    /// without directories.
+    fn entries(&self, frame: &FrameInfo, k: u64) -> Result<Option<RecordEntries<'_>>> {
+        let Some((bytes, at)) = self.record_bytes(frame, k) else {
+            return Ok(None);
+        };
+        let mut entries = crate::array::directory::parse(bytes, 0)
+            .map_err(|e| e.shifted(at))?
+            .map(|d| d.entries)
+            .unwrap_or_default();
+        for info in &mut entries {
+            info.offset += at;
+        }
+        Ok(Some((entries, bytes, at)))
+    }
+
+    /// The frame's plan, parsed from its schema text once.
+    fn plan(frame: &FrameInfo) -> Option<&FramePlan> {
+        frame
+            .plan
+            .get_or_init(|| {
+                let plan = PlanFrames::new(None).plan(&frame.header).ok()?;
+                let names = plan.static_array_paths();
+                Some(FramePlan { plan, names })
+            })
+            .as_ref()
+    }
+
+    /// The names of a record's `count` arrays when the schema fixes them.
+    fn static_names(frame: &FrameInfo, count: usize) -> Option<&[String]> {
+        let names = Self::plan(frame)?.names.as_deref()?;
+        (names.len() == count).then_some(names)
+    }
+
     /// The field paths of the arrays of record `k` of `frame`, in
-    /// directory order, read through the frame's plan.
-    fn names(
+    /// directory order, found by reading the record through the frame's
+    /// plan (an array under an option, a sequence, an enum).
+    fn read_names(
         &self,
         frame: &FrameInfo,
         k: u64,
         bytes: &[u8],
         at: u64,
     ) -> Result<Option<Vec<String>>> {
-        let plan = frame
-            .plan
-            .get_or_init(|| PlanFrames::new(None).plan(&frame.header).ok());
-        let Some(plan) = plan else {
+        let Some(FramePlan { plan, .. }) = Self::plan(frame) else {
             return Ok(None);
         };
         let decode = self.options.decode_options();
@@ -338,6 +376,19 @@ impl KilnFile {
 
     /// The array `name` of record `record`.
     fn find(&self, record: u64, name: &str) -> Result<NamedArray> {
+        let (frame, k) = self.frame_of(record)?;
+        if let Some((mut entries, _, _)) = self.entries(frame, k)?
+            && let Some(names) = Self::static_names(frame, entries.len())
+            && let Some(index) = names.iter().position(|n| n == name)
+        {
+            return Ok(NamedArray {
+                record,
+                index,
+                name: Some(names[index].clone()),
+                info: entries.swap_remove(index),
+            });
+        }
+        // Named by reading the record, or not there: the full listing says.
         let arrays = self.record_arrays(record)?;
         let count = arrays.len() as u64;
         arrays
@@ -350,17 +401,23 @@ impl KilnFile {
             })
     }
 
-    /// The array `index` of record `record`.
+    /// The array `index` of record `record` (not named: nothing is read
+    /// but the record's directory).
     fn nth(&self, record: u64, index: usize) -> Result<NamedArray> {
-        let mut arrays = self.record_arrays(record)?;
-        let count = arrays.len() as u64;
-        if index >= arrays.len() {
+        let (frame, k) = self.frame_of(record)?;
+        let mut entries = self.entries(frame, k)?.map(|e| e.0).unwrap_or_default();
+        if index >= entries.len() {
             return Err(Error::new(ErrorKind::ArrayIndex {
                 index: index as u64,
-                count,
+                count: entries.len() as u64,
             }));
         }
-        Ok(arrays.swap_remove(index))
+        Ok(NamedArray {
+            record,
+            index,
+            name: None,
+            info: entries.swap_remove(index),
+        })
     }
 
     /// The shape and block of `a`, checked to hold `T`s.

@@ -1,7 +1,6 @@
 //! Reading a file's records across its frames, from its bytes (a slice,
 //! a memory map) or from a stream (`spec/11-file.md`, 11.3).
 
-use std::collections::VecDeque;
 use std::io::{self, Read as _};
 
 use serde::Deserialize;
@@ -457,25 +456,32 @@ pub fn read_frames(bytes: &[u8]) -> impl Iterator<Item = Result<FrameAt<'_>>> + 
 
 /// The records of a file read from an [`io::Read`] (a pipe, a socket, a
 /// file read front to back), as `T`. Each frame is read into memory whole
-/// (within the byte limit) and checked before its records are yielded,
-/// so memory is one frame's bytes and records; a file written by
-/// [`FileWriter`](super::FileWriter) has frames of about
+/// (within the byte limit) and checked before its records are yielded;
+/// its records are then read from that buffer one by one, as from a
+/// slice. Memory is one frame's bytes, reused from frame to frame; a file
+/// written by [`FileWriter`](super::FileWriter) has frames of about
 /// [`FileOptions::frame_bytes`](super::FileOptions::frame_bytes).
-pub struct Reader<R, T> {
-    reader: R,
-    options: FrameOptions,
-    /// Bytes of the stream consumed so far: the end of the last frame.
-    at: u64,
+pub struct Reader<R, T: DeserializeOwned + Schema> {
+    /// The current frame's records, read from `frame`. Declared before
+    /// `frame` so that it is dropped first; see [`Reader::open`].
+    records: Option<FileRecords<'static, TypedFrames<T>>>,
     /// The current frame, at a 64-aligned address.
     frame: crate::array::AlignedBytes,
-    pending: VecDeque<T>,
-    /// The error that stopped the current frame, after its good records.
-    failed: Option<Error>,
+    reader: R,
+    options: FrameOptions,
+    /// Bytes of the stream consumed so far: the end of the last frame read.
+    at: u64,
+    /// Where the current frame starts in the stream, and where the frame
+    /// before it ended (a torn frame is reported there).
+    frame_at: u64,
+    good: u64,
+    /// Records yielded before the current frame.
+    frame_first: u64,
     index: u64,
     done: bool,
 }
 
-impl<R, T> std::fmt::Debug for Reader<R, T> {
+impl<R, T: DeserializeOwned + Schema> std::fmt::Debug for Reader<R, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Reader")
             .field("at", &self.at)
@@ -493,12 +499,14 @@ impl<R: io::Read, T: DeserializeOwned + Schema> Reader<R, T> {
     /// [`Reader::new`] with the limits of `options`.
     pub fn with_options(reader: R, options: FrameOptions) -> Self {
         Reader {
+            records: None,
+            frame: crate::array::AlignedBytes::new(),
             reader,
             options,
             at: 0,
-            frame: crate::array::AlignedBytes::new(),
-            pending: VecDeque::new(),
-            failed: None,
+            frame_at: 0,
+            good: 0,
+            frame_first: 0,
             index: 0,
             done: false,
         }
@@ -509,20 +517,20 @@ impl<R: io::Read, T: DeserializeOwned + Schema> Reader<R, T> {
         self.index
     }
 
-    /// Reads the next frame and its records into `pending`: `false` at the
-    /// clean end of the stream.
+    /// Reads the next frame into `frame`: `false` at the clean end of the
+    /// stream.
     fn next_frame(&mut self) -> Result<bool> {
+        self.records = None;
         let decode = self.options.decode_options();
         let pad = (layout::next_frame_start(self.at) - self.at) as usize;
-        let mut buf = vec![0u8; pad + HEADER_LEN];
-        let got = read_up_to(&mut self.reader, &mut buf, self.at)?;
-        buf.truncate(got);
+        let mut head = [0u8; 64 + HEADER_LEN];
+        let got = read_up_to(&mut self.reader, &mut head[..pad + HEADER_LEN], self.at)?;
         if got == 0 {
             return Ok(false);
         }
-        if let Some(i) = buf[..pad.min(got)].iter().position(|&b| b != 0) {
+        if let Some(i) = head[..pad.min(got)].iter().position(|&b| b != 0) {
             return Err(Error::at(
-                ErrorKind::PaddingNonZero(buf[i]),
+                ErrorKind::PaddingNonZero(head[i]),
                 self.at + i as u64,
             ));
         }
@@ -533,10 +541,12 @@ impl<R: io::Read, T: DeserializeOwned + Schema> Reader<R, T> {
                 self.at + got as u64,
             ));
         }
+        self.frame.resize(0);
+        self.frame.extend_from_slice(&head[pad..got]);
         // The header says how much follows; nothing is read beyond the
         // byte limit on its word.
         if got == pad + HEADER_LEN
-            && let Ok((h, _)) = FrameHeader::parse_fixed(&buf[pad..], decode.schema_text_limit)
+            && let Ok((h, _)) = FrameHeader::parse_fixed(&head[pad..got], decode.schema_text_limit)
         {
             let limit = decode.byte_limit;
             // The frame's length: in the header, or, streamed, to the end
@@ -547,52 +557,70 @@ impl<R: io::Read, T: DeserializeOwned + Schema> Reader<R, T> {
                 Some(n) if !h.is_streamed() => h.payload_offset.checked_add(n),
                 _ => None,
             };
-            let more = match want {
-                Some(w) if w <= limit => w,
-                _ => limit.saturating_add(1),
-            } - HEADER_LEN as u64;
-            io::Read::take(&mut self.reader, more)
-                .read_to_end(&mut buf)
-                .map_err(|e| Error::at(ErrorKind::Io(e), self.at + buf.len() as u64))?;
-            if (buf.len() - pad) as u64 > limit {
+            match want {
+                Some(w) if w <= limit => {
+                    // Straight into the aligned buffer.
+                    self.frame.resize(w as usize);
+                    let rest = &mut self.frame.as_mut_slice()[HEADER_LEN..];
+                    let n = read_up_to(&mut self.reader, rest, self.at + got as u64)?;
+                    self.frame.resize(HEADER_LEN + n);
+                }
+                _ => {
+                    let mut rest = Vec::new();
+                    io::Read::take(
+                        &mut self.reader,
+                        limit.saturating_add(1) - HEADER_LEN as u64,
+                    )
+                    .read_to_end(&mut rest)
+                    .map_err(|e| {
+                        Error::at(ErrorKind::Io(e), self.at + (got + rest.len()) as u64)
+                    })?;
+                    self.frame.extend_from_slice(&rest);
+                }
+            }
+            if self.frame.as_slice().len() as u64 > limit {
                 let at = self.at + pad as u64 + h.payload_offset.min(limit);
                 return Err(Error::at(ErrorKind::ByteLimit { limit }, at));
             }
         }
-        // The frame is checked and read as the slice reader does, with
-        // offsets moved to the stream's.
-        self.frame = crate::array::AlignedBytes::from_slice(&buf[pad..]);
-        let start = self.at + pad as u64;
-        let records = FileRecords::new(
-            self.frame.as_slice(),
+        self.good = self.at;
+        self.frame_at = self.at + pad as u64;
+        self.at = self.frame_at + self.frame.as_slice().len() as u64;
+        self.frame_first = self.index;
+        self.open();
+        Ok(true)
+    }
+
+    /// Starts reading the records of `frame`, checked and read as the
+    /// slice reader does (offsets are moved to the stream's as they come).
+    fn open(&mut self) {
+        let bytes: &[u8] = self.frame.as_slice();
+        // SAFETY: the records borrow the frame's heap allocation, which
+        // does not move when the `Reader` moves. Every path that changes
+        // or frees `frame` (`next_frame`, the `Reader`'s drop, fields
+        // dropped in declaration order) drops `records` first, so the
+        // borrow never outlives the bytes. The lifetime claimed, 'static,
+        // reaches no value given out: `T: DeserializeOwned` borrows nothing
+        // from its input, and errors own their contents.
+        let bytes: &'static [u8] =
+            unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) };
+        self.records = Some(FileRecords::new(
+            bytes,
             self.options,
             TypedFrames::<T>(std::marker::PhantomData),
-        );
-        let mut fresh = VecDeque::new();
-        for r in records {
-            match r {
-                Ok(v) => fresh.push_back(v),
-                Err(e) if matches!(e.kind(), ErrorKind::TruncatedTail { .. }) => {
-                    let found = match e.kind() {
-                        ErrorKind::TruncatedTail { found, .. } => found,
-                        _ => "",
-                    };
-                    return Err(layout::torn(found, self.at, self.at + buf.len() as u64));
-                }
-                Err(e) => {
-                    // The records before the error come first.
-                    let e = e.shifted(start);
-                    self.failed = Some(match e.record() {
-                        Some(r) => e.in_record(self.index + r),
-                        None => e,
-                    });
-                    break;
-                }
-            }
+        ));
+    }
+
+    /// An error from the current frame's records, moved to the stream.
+    fn frame_error(&self, e: Error) -> Error {
+        if let ErrorKind::TruncatedTail { found, .. } = e.kind() {
+            return layout::torn(found, self.good, self.at);
         }
-        self.at += buf.len() as u64;
-        self.pending = fresh;
-        Ok(true)
+        let e = e.shifted(self.frame_at);
+        match e.record() {
+            Some(r) => e.in_record(self.frame_first + r),
+            None => e,
+        }
     }
 }
 
@@ -601,16 +629,22 @@ impl<R: io::Read, T: DeserializeOwned + Schema> Iterator for Reader<R, T> {
 
     fn next(&mut self) -> Option<Result<T>> {
         loop {
-            if let Some(v) = self.pending.pop_front() {
-                self.index += 1;
-                return Some(Ok(v));
-            }
             if self.done {
                 return None;
             }
-            if let Some(e) = self.failed.take() {
-                self.done = true;
-                return Some(Err(e));
+            if let Some(records) = &mut self.records {
+                match records.next() {
+                    Some(Ok(v)) => {
+                        self.index += 1;
+                        return Some(Ok(v));
+                    }
+                    Some(Err(e)) => {
+                        self.done = true;
+                        self.records = None;
+                        return Some(Err(self.frame_error(e)));
+                    }
+                    None => self.records = None,
+                }
             }
             match self.next_frame() {
                 Ok(true) => {}
@@ -620,6 +654,7 @@ impl<R: io::Read, T: DeserializeOwned + Schema> Iterator for Reader<R, T> {
                 }
                 Err(e) => {
                     self.done = true;
+                    self.records = None;
                     return Some(Err(e));
                 }
             }

@@ -194,6 +194,42 @@ impl Plan {
         self.0.root
     }
 
+    /// The field paths of the shaped arrays of every value of this plan,
+    /// in directory order and named as [`Value::arrays`](super::Value::arrays)
+    /// names them, when they are the same for every value: `None` if an
+    /// array sits under an option, a sequence, a map or an enum (then each
+    /// record must be read to name its arrays).
+    pub(crate) fn static_array_paths(&self) -> Option<Vec<String>> {
+        let holds = self.holding_arrays();
+        let mut walk = PathWalk {
+            plan: self,
+            holds: &holds,
+            path: String::new(),
+            out: Vec::new(),
+        };
+        walk.visit(self.root(), 0)?;
+        Some(walk.out)
+    }
+
+    /// For each node, whether a value of it may hold a shaped array.
+    fn holding_arrays(&self) -> Vec<bool> {
+        let nodes = &self.0.nodes;
+        let mut holds: Vec<bool> = nodes.iter().map(|n| matches!(n, Node::Shaped(_))).collect();
+        // Until nothing changes: at most one round per node.
+        loop {
+            let mut changed = false;
+            for (i, node) in nodes.iter().enumerate() {
+                if !holds[i] && children(node).any(|c| holds[c as usize]) {
+                    holds[i] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return holds;
+            }
+        }
+    }
+
     /// The root's JSON program, where it has one.
     pub(crate) fn json_program(&self) -> Option<&super::json_program::Program> {
         self.0
@@ -379,5 +415,165 @@ fn forms(nodes: &mut [Node]) {
             },
         };
         nodes[i] = Node::Seq(elem, form);
+    }
+}
+
+/// The nodes a value of `node` may hold directly.
+fn children(node: &Node) -> Box<dyn Iterator<Item = NodeId> + '_> {
+    match node {
+        Node::Option(i) | Node::Seq(i, _) | Node::Repeat(i, _) | Node::Newtype(_, i) => {
+            Box::new(std::iter::once(*i))
+        }
+        Node::Map(k, v) => Box::new([*k, *v].into_iter()),
+        Node::Tuple(items) | Node::TupleStruct(_, items) | Node::Struct(_, items) => {
+            Box::new(items.iter().copied())
+        }
+        Node::Enum(_, variants) => Box::new(variants.iter().flat_map(|v| {
+            match &v.shape {
+                VariantShape::Unit => &[][..],
+                VariantShape::Newtype(i) => std::slice::from_ref(i),
+                VariantShape::Tuple(items) | VariantShape::Struct(_, items) => items,
+            }
+            .iter()
+            .copied()
+        })),
+        _ => Box::new(std::iter::empty()),
+    }
+}
+
+/// The walk of [`Plan::static_array_paths`]: it enters only nodes that may
+/// hold arrays, so its work is bounded by the arrays it names (at most
+/// [`PathWalk::MAX`]) times the depth, whatever the schema text.
+struct PathWalk<'p> {
+    plan: &'p Plan,
+    holds: &'p [bool],
+    path: String,
+    out: Vec<String>,
+}
+
+impl PathWalk<'_> {
+    const MAX: usize = 1 << 16;
+
+    fn step(&mut self, name: &dyn std::fmt::Display, item: NodeId, depth: usize) -> Option<()> {
+        if !self.holds[item as usize] {
+            return Some(());
+        }
+        let len = self.path.len();
+        if !self.path.is_empty() {
+            self.path.push('.');
+        }
+        self.path.push_str(&name.to_string());
+        let r = self.visit(item, depth + 1);
+        self.path.truncate(len);
+        r
+    }
+
+    fn visit(&mut self, id: NodeId, depth: usize) -> Option<()> {
+        // A plan from a hostile text may recurse without end.
+        if depth > self.plan.0.nodes.len() || self.out.len() >= Self::MAX {
+            return None;
+        }
+        match self.plan.node(id) {
+            Node::Shaped(_) => self.out.push(self.path.clone()),
+            Node::Newtype(_, inner) => self.visit(*inner, depth + 1)?,
+            Node::Tuple(items) | Node::TupleStruct(_, items) => {
+                for (i, item) in items.iter().enumerate() {
+                    self.step(&i, *item, depth)?;
+                }
+            }
+            Node::Repeat(item, n) if self.holds[*item as usize] => {
+                for i in 0..*n {
+                    self.step(&i, *item, depth)?;
+                }
+            }
+            Node::Struct(names, fields) => {
+                for (name, item) in names.fields.iter().zip(fields.iter()) {
+                    self.step(name, *item, depth)?;
+                }
+            }
+            // The arrays of these differ from value to value.
+            Node::Option(_) | Node::Seq(..) | Node::Map(..) | Node::Enum(..)
+                if self.holds[id as usize] =>
+            {
+                return None;
+            }
+            _ => {}
+        }
+        Some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Plan;
+
+    fn paths(text: &str) -> Option<Vec<String>> {
+        Plan::parse(text).unwrap().static_array_paths()
+    }
+
+    #[test]
+    fn arrays_at_fixed_places_are_named_from_the_schema() {
+        let text = "root Fixed\n\
+            struct Fixed { label: str, pair: (array<u8>, u32, array<i16>), inner: Inner, wrapped: Wrap, two: [array<u64>; 2] }\n\
+            struct Inner { image: array<f32> }\n\
+            struct Wrap(array<u8>)\n";
+        assert_eq!(
+            paths(text).unwrap(),
+            [
+                "pair.0",
+                "pair.2",
+                "inner.image",
+                "wrapped",
+                "two.0",
+                "two.1"
+            ]
+        );
+        assert_eq!(
+            paths("root (u8, [u32; 4000000000])\n").unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(paths("root array<u8>\n").unwrap(), [""]);
+    }
+
+    #[test]
+    fn arrays_under_options_sequences_maps_and_enums_are_not() {
+        for field in [
+            "option<array<u8>>",
+            "seq<array<u8>>",
+            "map<str, array<u8>>",
+            "E",
+            "[array<u8>; 100000]",
+        ] {
+            let e = if field == "E" {
+                "enum E { A, B(array<u8>) }\n"
+            } else {
+                ""
+            };
+            let text = format!("root S\n{e}struct S {{ a: array<u8>, b: {field} }}\n");
+            assert_eq!(paths(&text), None, "{field}");
+        }
+        let text = "root S\nstruct S { a: array<u8>, b: option<u8>, c: seq<str> }\n";
+        assert_eq!(paths(text).unwrap(), ["a"]);
+    }
+
+    /// Twelve levels of ten fields: 10^12 paths to one array, or to none.
+    /// The walk stops at its cap, or never enters the fields.
+    #[test]
+    fn a_text_with_endless_paths_is_not_walked_to_the_end() {
+        for leaf in ["array<u8>", "u8"] {
+            let mut text = String::from("root A00\n");
+            for level in 0..12 {
+                let fields: Vec<String> = (0..10)
+                    .map(|f| format!("f{f}: A{:02}", level + 1))
+                    .collect();
+                text += &format!("struct A{level:02} {{ {} }}\n", fields.join(", "));
+            }
+            text += &format!("struct A12 {{ x: {leaf} }}\n");
+            let found = paths(&text);
+            match leaf {
+                "u8" => assert_eq!(found, Some(vec![])),
+                _ => assert_eq!(found, None),
+            }
+        }
     }
 }

@@ -201,3 +201,80 @@ fn strings_are_borrowed_from_the_file() {
     assert!((base..base + file.bytes().len()).contains(&(r.name.as_ptr() as usize)));
     assert_eq!(r.name, "kiln");
 }
+
+#[derive(Serialize, Deserialize, kiln::Schema, Debug, PartialEq)]
+struct Inner {
+    image: Array<f32>,
+}
+
+#[derive(Serialize, Deserialize, kiln::Schema, Debug, PartialEq)]
+struct Wrap(Array<u8>);
+
+/// Arrays at places the schema fixes: named from the schema alone.
+#[derive(Serialize, Deserialize, kiln::Schema, Debug, PartialEq)]
+struct Fixed {
+    label: String,
+    pair: (Array<u8>, u32, Array<i16>),
+    inner: Inner,
+    wrapped: Wrap,
+    two: [Array<u64>; 2],
+}
+
+fn fixed(i: u8) -> Fixed {
+    Fixed {
+        label: format!("f{i}"),
+        pair: (
+            Array::from_vec(vec![i; 2]),
+            i.into(),
+            Array::from_vec(vec![-i16::from(i); 3]),
+        ),
+        inner: Inner {
+            image: Array::from_shape_vec(vec![2, 2], vec![f32::from(i); 4]).unwrap(),
+        },
+        wrapped: Wrap(Array::from_vec(vec![i])),
+        two: [
+            Array::from_vec(vec![u64::from(i)]),
+            Array::from_vec(vec![7; usize::from(i)]),
+        ],
+    }
+}
+
+#[test]
+fn names_fixed_by_the_schema_are_the_names_of_the_records_values() {
+    let path = scratch("fixed").join("fixed.kiln");
+    let mut w = FileWriter::<Fixed>::open(&path).unwrap();
+    for i in 0..4 {
+        w.push(&fixed(i)).unwrap();
+    }
+    w.close().unwrap();
+    let file = KilnFile::read(&path).unwrap();
+    let expected = [
+        "pair.0",
+        "pair.2",
+        "inner.image",
+        "wrapped",
+        "two.0",
+        "two.1",
+    ];
+    for (r, value) in file.values(None).enumerate() {
+        let value = value.unwrap();
+        let from_value: Vec<String> = value.arrays().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(from_value, expected, "record {r}, read as a value");
+        let listed: Vec<String> = file
+            .record_arrays(r as u64)
+            .unwrap()
+            .into_iter()
+            .map(|a| a.name.unwrap())
+            .collect();
+        assert_eq!(listed, expected, "record {r}, listed");
+        let two: ArrayView<'_, u64> = file.array_view(r as u64, "two.1").unwrap();
+        assert_eq!(two.data(), fixed(r as u8).two[1].data());
+        let image: Array<f32> = file.array(r as u64, "inner.image").unwrap();
+        assert_eq!(image, fixed(r as u8).inner.image);
+    }
+    let e = file.array_view::<u8>(0, "pair.1").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no array named \"pair.1\" in record 0 (6 arrays)"
+    );
+}
