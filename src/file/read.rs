@@ -559,11 +559,22 @@ impl<R: io::Read, T: DeserializeOwned + Schema> Reader<R, T> {
             };
             match want {
                 Some(w) if w <= limit => {
-                    // Straight into the aligned buffer.
-                    self.frame.resize(w as usize);
-                    let rest = &mut self.frame.as_mut_slice()[HEADER_LEN..];
-                    let n = read_up_to(&mut self.reader, rest, self.at + got as u64)?;
-                    self.frame.resize(HEADER_LEN + n);
+                    // Straight into the aligned buffer, which grows with
+                    // the bytes that come (at most doubling), not with
+                    // the length the header claims.
+                    let w = w as usize;
+                    let mut filled = HEADER_LEN;
+                    while filled < w {
+                        let next = w.min(filled.saturating_mul(2).max(filled + (64 << 10)));
+                        self.frame.resize(next);
+                        let room = &mut self.frame.as_mut_slice()[filled..next];
+                        let at = self.at + (pad + filled) as u64;
+                        filled += read_up_to(&mut self.reader, room, at)?;
+                        if filled < next {
+                            break;
+                        }
+                    }
+                    self.frame.resize(filled);
                 }
                 _ => {
                     let mut rest = Vec::new();

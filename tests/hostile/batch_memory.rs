@@ -56,3 +56,21 @@ fn million_points_in_bounded_memory() {
     assert_eq!(count, N as usize);
     assert!(extra < 64 * 1024, "streamed reading took {extra} bytes");
 }
+
+/// A file's frame header claiming half a GiB of payload, in a stream of a
+/// few hundred bytes: the stream reader's buffer grows with the bytes that
+/// come, not with the claim, and the frame is a torn tail at 0.
+#[test]
+fn a_file_stream_allocates_for_the_bytes_it_gets_not_the_header_claim() {
+    let points: Vec<Point> = (0..30).map(|i| Point { x: i, y: -i }).collect();
+    let mut bytes = frame::batch_to_vec(&points).unwrap();
+    bytes[32..40].copy_from_slice(&(512u64 << 20).to_le_bytes());
+    let (items, cost) = measure(|| {
+        kiln::file::Reader::<_, Point>::new(&bytes[..])
+            .map(|r| r.map_err(|e| (e.kind().code(), e.offset())))
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].as_ref().unwrap_err(), &("truncated-tail", Some(0)));
+    assert!(cost.largest < 1 << 20, "{cost:?}");
+}
