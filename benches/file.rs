@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kiln::file::{FileOptions, FileWriter, KilnFile};
+use kiln::frame::FrameOptions;
 use kiln::{Array, ArrayView};
 use serde::{Deserialize, Serialize};
 
@@ -52,8 +53,12 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn write_file(path: &Path, events: &[LogEvent]) {
+    write_file_with(path, events, FileOptions::new())
+}
+
+fn write_file_with(path: &Path, events: &[LogEvent], options: FileOptions) {
     let _ = std::fs::remove_file(path);
-    let mut w: FileWriter<LogEvent> = FileOptions::new().open(path).unwrap();
+    let mut w: FileWriter<LogEvent> = options.open(path).unwrap();
     for e in events {
         w.push(e).unwrap();
     }
@@ -85,6 +90,14 @@ fn log(c: &mut Criterion) {
 
     write_file(&file_path, &events);
     let file = KilnFile::read(&file_path).unwrap();
+    // The same frames without their checksums: what checking them costs.
+    let unchecked = FrameOptions::new().embed_schema(true).checksum(false);
+    write_file_with(
+        &file_path,
+        &events,
+        FileOptions::new().frame_options(unchecked),
+    );
+    let unchecked_file = KilnFile::read(&file_path).unwrap();
     let mut g = c.benchmark_group("file-log-1M-read");
     g.sample_size(10);
     g.throughput(Throughput::Elements(events.len() as u64));
@@ -101,6 +114,15 @@ fn log(c: &mut Criterion) {
         b.iter(|| {
             let mut n = 0u64;
             for e in black_box(&file).records::<LogEvent>() {
+                n += e.unwrap().seq;
+            }
+            n
+        })
+    });
+    g.bench_function("kiln-file-records-slice-no-checksum", |b| {
+        b.iter(|| {
+            let mut n = 0u64;
+            for e in black_box(&unchecked_file).records::<LogEvent>() {
                 n += e.unwrap().seq;
             }
             n
