@@ -29,7 +29,15 @@ enum Level {
     Error,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() {
+    // Errors as Kiln words them (what, where, the code), not as `Debug`.
+    if let Err(e) = run() {
+        eprintln!("log_service: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "target/log_service.kiln".into());
