@@ -1,4 +1,4 @@
-//! Blocks of numbers: Kiln against a plain memory copy of the same bytes
+//! Blocks of numbers, and sequences of `[f32; 3]` records: Kiln against a plain memory copy of the same bytes
 //! (the limit) and against bincode 2 (serde API), postcard, rmp-serde and
 //! serde_json, writing into reused buffers and reading from slices.
 //!
@@ -43,6 +43,12 @@ where
             kiln::to_vec_into(black_box(value), &mut buf).unwrap();
             black_box(buf.len())
         })
+    });
+    // The same into a slice of the right size (`to_slice`): the Vec path
+    // should be as fast once its capacity is there.
+    let mut slice = vec![0u8; buf.len()];
+    group.bench_function("write-slice/kiln", |b| {
+        b.iter(|| black_box(kiln::to_slice(black_box(value), &mut slice).unwrap().len()))
     });
     let enc = kiln::to_vec(value).unwrap();
     assert_eq!(&kiln::from_slice::<T>(&enc).unwrap(), value);
@@ -145,6 +151,13 @@ fn blocks(c: &mut Criterion) {
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
         .collect();
     compare(c, "vec_u8_16MiB", &u8s, &[&u8s]);
+
+    // Records of numbers (spec 4.4.1): fixed arrays need nothing.
+    let vectors: Vec<[f32; 3]> = (0..4 * 1024 * 1024 / 12)
+        .map(|i| [i as f32, (i as f32).sin(), -(i as f32)])
+        .collect();
+    let raw: &[u8] = bytemuck::cast_slice(&vectors);
+    compare(c, "vec_f32x3_4MiB", &vectors, &[raw]);
 
     let two = TwoVectors {
         x: (0..512 * 1024).map(|i| i as f32).collect(),

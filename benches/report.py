@@ -29,20 +29,41 @@ DESCRIPTIONS = {
     "points": "1,000,000 Point { x: i32, y: i32 }",
     "tensors": "Vec<f32> of 4 MiB",
 }
-DIRECTIONS = ["serialize", "deserialize", "deserialize-reader", "deserialize-borrowed"]
+DIRECTIONS = [
+    "serialize",
+    "serialize-slice",
+    "deserialize",
+    "deserialize-reader",
+    "deserialize-borrowed",
+]
 DIRECTION_NAMES = {
     "serialize": "serialize (reused Vec)",
+    "serialize-slice": "serialize into a slice (to_slice)",
     "deserialize": "deserialize, owned, from slice",
     "deserialize-reader": "deserialize, owned, from io::Read",
     "deserialize-borrowed": "deserialize, borrowed, from slice",
 }
-LIBS = ["kiln", "bincode", "postcard", "rmp-serde", "serde_json"]
+LIBS = [
+    "kiln",
+    "bincode",
+    "postcard",
+    "rmp-serde",
+    "serde_json",
+    "bitcode-serde",
+    "bitcode",
+    "wincode",
+    "rkyv",
+]
 COLORS = {
     "kiln": "#d9480f",
     "bincode": "#1c7ed6",
     "postcard": "#37b24d",
     "rmp-serde": "#ae3ec9",
     "serde_json": "#868e96",
+    "bitcode-serde": "#99e9f2",
+    "bitcode": "#1098ad",
+    "wincode": "#f59f00",
+    "rkyv": "#5f3dc4",
 }
 
 
@@ -189,7 +210,15 @@ def markdown(results, sizes, stat, when, others):
     w("- Settings: bincode 2 `config::standard()` (serde API), postcard defaults, rmp-serde")
     w("  `encode::write` (structs as arrays), serde_json compact. Every serializer writes into a")
     w("  reused `Vec<u8>`; readers read a `&[u8]` through `io::Read` (postcard with a reused")
-    w("  scratch buffer).\n")
+    w("  scratch buffer).")
+    w("- bitcode-serde: `bitcode::serialize`/`deserialize`; `serialize` returns a new `Vec` on")
+    w("  every call. bitcode: its derive, through a reused `bitcode::Buffer` (the bytes stay in")
+    w("  the buffer). wincode: its derive, `Configuration::default()` (fixed-width integers) with")
+    w("  the preallocation limit disabled. rkyv 0.8: validated (`from_bytes`), writing into a")
+    w("  reused `AlignedVec` and reading from an aligned copy; its deserialize-borrowed cell is")
+    w("  `rkyv::access` (validation, in place, no value built): not the same work as the other")
+    w("  cells of that line. bitcode, bitcode-serde and rkyv have no `io::Read` path (no")
+    w("  deserialize-reader cells); on network, serde_json and both bitcodes cannot borrow bytes.\n")
 
     w("## Kiln's speed-up over each library\n")
     w("Time of the library divided by Kiln's time, in the same run (above 1: Kiln is faster).\n")
@@ -238,7 +267,9 @@ def markdown(results, sizes, stat, when, others):
                     row.append(f"{fmt_size(n)} ({n / k:.2f}×)")
             w(f"| {d} | " + " | ".join(row) + " |")
         w("\nIn brackets: size relative to Kiln. Kiln writes fixed-width numbers (no varints),")
-        w("so it is larger where the others shrink small integers, and equal on floats.\n")
+        w("so it is larger where bincode, postcard, rmp-serde and bitcode shrink small integers,")
+        w("and equal on floats; wincode's default configuration writes fixed-width integers and")
+        w("`u64` lengths, and rkyv adds relative pointers and alignment padding.\n")
     else:
         w("No `target/kiln-bench/sizes.json` found.\n")
 
@@ -304,7 +335,8 @@ def svg(results, when):
         a(f'<rect x="{x}" y="32" width="10" height="10" fill="{COLORS.get(lib, "#000")}"/>')
         a(f'<text x="{x + 14}" y="41">{lib}</text>')
         x += 14 + 8 * len(lib) + 16
-    a(f'<text x="{width - 10}" y="41" text-anchor="end" fill="#555">{when} UTC</text>')
+    # On the title's line: nine libraries' legend reaches the right edge.
+    a(f'<text x="{width - 10}" y="20" text-anchor="end" fill="#555">{when} UTC</text>')
     for pi, (direction, title) in enumerate(panels):
         y0 = top + pi * (panel_h + panel_gap) + 20
         a(f'<text x="{left}" y="{y0 - 8}" font-size="12" font-weight="bold">{title}</text>')

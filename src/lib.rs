@@ -124,6 +124,30 @@ pub fn to_vec_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Resul
     ser::append_to_vec(value, out)
 }
 
+/// Encodes `value` at the start of `buf` and returns the part written, as
+/// postcard's `to_slice`: for a caller that owns its buffer (a stack array,
+/// a shared-memory region) and wants no allocation.
+///
+/// ```
+/// let mut buf = [0u8; 16];
+/// let written = kiln::to_slice(&(9u32, -4i32), &mut buf)?;
+/// assert_eq!(written, [0x09, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff]);
+///
+/// let err = kiln::to_slice(&"too long", &mut [0u8; 6]).unwrap_err();
+/// assert_eq!(err.kind().code(), "buffer-full");
+/// # Ok::<(), kiln::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`to_vec`], plus [`ErrorKind::BufferFull`] when `buf` is too short;
+/// the slice may then hold part of the value.
+pub fn to_slice<'b, T: ?Sized + Serialize>(value: &T, buf: &'b mut [u8]) -> Result<&'b mut [u8]> {
+    let mut ser = Serializer::new(ser::SliceOutput::new(buf));
+    value.serialize(&mut ser)?;
+    ser.finish()?;
+    Ok(ser.into_inner().into_written())
+}
+
 /// Encodes `value` into an [`io::Write`].
 ///
 /// ```

@@ -5,7 +5,21 @@ use serde::{Deserialize, Serialize};
 use super::Rng;
 
 /// One line of an access log.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, kiln::Schema)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    kiln::Schema,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Log {
     pub address: [u8; 4],
     pub identity: String,
@@ -16,8 +30,18 @@ pub struct Log {
     pub size: u64,
 }
 
-/// The same record with its strings borrowed from the input.
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+/// The same record with its strings borrowed from the input. No rkyv
+/// derive: rkyv reads [`Log`]'s archived form in place instead.
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+)]
 pub struct LogRef<'a> {
     pub address: [u8; 4],
     pub identity: &'a str,

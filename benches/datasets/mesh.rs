@@ -5,16 +5,53 @@ use serde::{Deserialize, Serialize};
 
 use super::Rng;
 
-/// A point or direction in space.
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, kiln::Schema)]
+/// A point or direction in space. `#[repr(C)]` and `Pod`: its memory is
+/// its encoding, which `kiln::block::register` lets Kiln use.
+#[derive(
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    kiln::Schema,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
+#[repr(C)]
 pub struct Vector3 {
     pub x: f32,
     pub y: f32,
     pub z: f32,
 }
 
-/// One triangle of the mesh.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, kiln::Schema)]
+/// One triangle of the mesh (`#[repr(C)]`, `Pod`, as [`Vector3`]).
+#[derive(
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    kiln::Schema,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
+#[repr(C)]
 pub struct Triangle {
     pub v0: Vector3,
     pub v1: Vector3,
@@ -23,7 +60,21 @@ pub struct Triangle {
 }
 
 /// A mesh.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, kiln::Schema)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    kiln::Schema,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Mesh {
     pub triangles: Vec<Triangle>,
 }

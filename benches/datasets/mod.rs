@@ -4,6 +4,12 @@
 //! every machine, measures exactly the same values. The shapes follow
 //! issue 6: web-server logs, a triangle mesh, a game's saved state, a
 //! stream of network updates, a million points and a 4 MiB tensor.
+//!
+//! Beside serde's traits, every type derives those of the libraries without
+//! a serde API that `benches/compare.rs` measures: bitcode's
+//! `Encode`/`Decode`, wincode's `SchemaWrite`/`SchemaRead` and rkyv's
+//! `Archive`/`Serialize`/`Deserialize` (the borrowing types only those
+//! that can borrow: see each).
 
 pub mod log;
 pub mod mesh;

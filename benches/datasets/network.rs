@@ -8,7 +8,20 @@ use super::Rng;
 use super::mesh::{Vector3, vector};
 
 /// One packet of updates.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Packet {
     pub sequence: u32,
     pub ack: u32,
@@ -17,14 +30,41 @@ pub struct Packet {
 }
 
 /// A small component change.
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Component {
     pub id: u16,
     pub value: i32,
 }
 
 /// What happened in the world.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub enum Event {
     Move {
         entity: u32,
@@ -52,8 +92,10 @@ pub enum Event {
     },
 }
 
-/// [`Packet`] with its strings and payloads borrowed from the input.
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+/// [`Packet`] with its strings and payloads borrowed from the input. No
+/// bitcode derive (bitcode has no `Decode` for `&[u8]`) and no rkyv derive
+/// (rkyv reads [`Packet`]'s archived form in place instead).
+#[derive(Serialize, Deserialize, Debug, PartialEq, wincode::SchemaWrite, wincode::SchemaRead)]
 pub struct PacketRef<'a> {
     pub sequence: u32,
     pub ack: u32,
@@ -63,7 +105,7 @@ pub struct PacketRef<'a> {
 }
 
 /// [`Event`] with its strings and payloads borrowed from the input.
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, wincode::SchemaWrite, wincode::SchemaRead)]
 pub enum EventRef<'a> {
     Move {
         entity: u32,

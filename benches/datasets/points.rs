@@ -5,7 +5,21 @@ use serde::{Deserialize, Serialize};
 use super::Rng;
 
 /// The struct of the format's first example.
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Point {
     pub x: i32,
     pub y: i32,

@@ -6,7 +6,20 @@ use serde::{Deserialize, Serialize};
 use super::Rng;
 use super::mesh::{Vector3, vector};
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct SaveGame {
     pub version: u32,
     pub world_seed: u64,
@@ -14,7 +27,20 @@ pub struct SaveGame {
     pub players: Vec<Player>,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Player {
     pub id: u64,
     pub name: String,
@@ -35,7 +61,21 @@ pub struct Player {
     pub last_login: Option<u64>,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub enum Class {
     Warrior,
     Mage,
@@ -44,13 +84,41 @@ pub enum Class {
     Ranger,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Gauge {
     pub current: u32,
     pub max: u32,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Attributes {
     pub strength: u8,
     pub dexterity: u8,
@@ -59,13 +127,39 @@ pub struct Attributes {
     pub luck: u8,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Slot {
     pub item: Item,
     pub count: u16,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub enum Item {
     Weapon {
         kind: WeaponKind,
@@ -86,7 +180,21 @@ pub enum Item {
     Junk,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub enum WeaponKind {
     Sword,
     Axe,
@@ -95,13 +203,40 @@ pub enum WeaponKind {
     Dagger,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Enchantment {
     pub name: String,
     pub power: u8,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub enum Potion {
     Health,
     Mana,
@@ -109,7 +244,20 @@ pub enum Potion {
     Invisibility,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Equipment {
     pub head: Option<Item>,
     pub body: Option<Item>,
@@ -117,28 +265,81 @@ pub struct Equipment {
     pub off_hand: Option<Item>,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Quest {
     pub id: u32,
     pub state: QuestState,
     pub objectives: Vec<Objective>,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub enum QuestState {
     Active { step: u8 },
     Completed { at: u64 },
     Failed(String),
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub struct Objective {
     pub target: u32,
     pub progress: u16,
     pub goal: u16,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+)]
 pub enum Effect {
     Poison { per_second: f32, remaining: f32 },
     Haste(f32),

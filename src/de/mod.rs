@@ -448,7 +448,8 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
     }
 
     /// The single-copy path: when `V` is serde's own visitor for `Vec<T>` of
-    /// a block element type, reads the vector at once (see [`crate::block`]).
+    /// a block element type or of a record layout, reads the vector at once
+    /// (see [`crate::block`]).
     /// `None` (having read nothing) for every other visitor.
     #[inline]
     fn try_block<V: Visitor<'de>>(&mut self) -> Result<Option<V::Value>> {
@@ -461,7 +462,28 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
             )*};
         }
         crate::dtype::with_dtypes!(each);
-        Ok(None)
+        match block::pod::for_visitor::<V>() {
+            Some(layout) => Ok(self.read_records::<V::Value>(layout)),
+            None => Ok(None),
+        }
+    }
+
+    /// Reads a sequence of records of a [`block::pod`] layout in one copy,
+    /// if the element path could not fail on it: the count and all the
+    /// records are in the input at hand, and the depth limit leaves room
+    /// for a record's nesting. `None`, having read nothing, otherwise: the
+    /// element path then reads it and reports what it always reports.
+    fn read_records<Out>(&mut self, layout: &block::pod::Layout) -> Option<Out> {
+        let window = self.read.peek()?;
+        let count = u32::from_le_bytes(window.get(..4)?.try_into().ok()?);
+        let len = (count as usize).checked_mul(layout.size)?;
+        let bytes = window.get(4..)?.get(..len)?;
+        if count > 0 && self.depth_left <= layout.depth {
+            return None;
+        }
+        let value = block::pod::build::<Out>(layout, bytes)?;
+        self.read.skip_peeked(4 + len);
+        Some(value)
     }
 
     /// Reads a block of `T`: the count, checked against the input for

@@ -128,6 +128,14 @@ pub enum ErrorKind {
         /// The length that was asked for.
         len: u64,
     },
+    /// The slice given to [`crate::to_slice`] is too short for the value.
+    #[error("the output slice is full: {needed} bytes needed, {available} available")]
+    BufferFull {
+        /// Bytes the value needed so far (at least; writing stopped here).
+        needed: u64,
+        /// The slice's length.
+        available: u64,
+    },
     /// A `Serialize` impl wrote a different number of elements than it declared.
     #[error("length mismatch: declared {declared} elements, found {actual}")]
     LengthMismatch {
@@ -545,6 +553,7 @@ impl ErrorKind {
             ErrorKind::Unsupported { .. } => "unsupported",
             ErrorKind::SkippedField { .. } => "skipped-field",
             ErrorKind::CountOverflow { .. } => "count-overflow",
+            ErrorKind::BufferFull { .. } => "buffer-full",
             ErrorKind::LengthMismatch { .. } => "length-mismatch",
             ErrorKind::MapEntryIncomplete => "map-entry-incomplete",
             ErrorKind::DirectoryMissing { .. } => "directory-missing",
@@ -634,7 +643,8 @@ impl ErrorKind {
             | K::DepthLimit { .. }
             | K::ByteLimit { .. }
             | K::SchemaTextLimit { .. }
-            | K::CountOverflow { .. } => Category::Limit,
+            | K::CountOverflow { .. }
+            | K::BufferFull { .. } => Category::Limit,
             K::SchemaMismatch { .. }
             | K::SchemaTextMismatch { .. }
             | K::SchemaText { .. }

@@ -16,7 +16,7 @@ mod output;
 
 pub use check::{Check, Unchecked, Written, WrittenShape};
 pub use compound::Compound;
-pub use output::{IoWriter, Output, SizeCounter};
+pub use output::{IoWriter, Output, SizeCounter, SliceOutput};
 
 pub(crate) mod private {
     pub trait Sealed {}
@@ -377,7 +377,8 @@ impl<'a, O: Output, C: Check> ser::Serializer for &'a mut Serializer<O, C> {
     }
 
     /// `[T]` and `Vec<T>` of a block element type (what serde passes here
-    /// for them) are written with one copy, see [`crate::block`]; any other
+    /// for them) or of a record layout (`[f32; 3]`, a registered struct)
+    /// are written with one copy, see [`crate::block`]; any other
     /// sequence element by element. The bytes are the same either way.
     #[inline]
     fn collect_seq<I>(self, iter: I) -> Result<()>
@@ -389,6 +390,10 @@ impl<'a, O: Output, C: Check> ser::Serializer for &'a mut Serializer<O, C> {
             Ok(written) => return written,
             Err(WriteBlock(ser)) => ser,
         };
+        if let Some((layout, bytes)) = block::pod::seq_bytes(&iter, C::ON) {
+            ser.write_count(bytes.len() / layout.size)?;
+            return ser.out.write(bytes);
+        }
         let iter = iter.into_iter();
         let len = match iter.size_hint() {
             (lo, Some(hi)) if lo == hi => Some(lo),

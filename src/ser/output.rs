@@ -4,7 +4,7 @@
 use std::io;
 
 use super::private;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 
 /// Where the serializer's bytes go. Sealed: Kiln writes into a `Vec<u8>`
 /// (owned or borrowed), into any [`io::Write`] through [`IoWriter`], or
@@ -73,6 +73,69 @@ impl Output for &mut Vec<u8> {
     #[inline]
     fn position(&self) -> u64 {
         self.len() as u64
+    }
+}
+
+/// Writes into a slice the caller owns; see [`crate::to_slice`].
+pub struct SliceOutput<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl<'a> SliceOutput<'a> {
+    /// Writes from the start of `buf`.
+    pub fn new(buf: &'a mut [u8]) -> Self {
+        SliceOutput { buf, pos: 0 }
+    }
+
+    /// The part of the slice written so far.
+    pub fn into_written(self) -> &'a mut [u8] {
+        &mut self.buf[..self.pos]
+    }
+
+    #[cold]
+    fn full(&self, len: usize) -> Error {
+        Error::new(ErrorKind::BufferFull {
+            needed: self.pos as u64 + len as u64,
+            available: self.buf.len() as u64,
+        })
+    }
+}
+
+impl private::Sealed for SliceOutput<'_> {}
+impl Output for SliceOutput<'_> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        // `pos <= buf.len()`, so the sum cannot overflow for a real slice.
+        let end = self.pos + bytes.len();
+        match self.buf.get_mut(self.pos..end) {
+            Some(dst) => {
+                dst.copy_from_slice(bytes);
+                self.pos = end;
+                Ok(())
+            }
+            None => Err(self.full(bytes.len())),
+        }
+    }
+
+    #[inline]
+    fn begin_count(&mut self) -> Result<usize> {
+        let at = self.pos;
+        self.write(&[0; 4])?;
+        Ok(at)
+    }
+
+    #[inline]
+    fn end_count(&mut self, token: usize, count: u32) -> Result<()> {
+        if let Some(slot) = self.buf.get_mut(token..token + 4) {
+            slot.copy_from_slice(&count.to_le_bytes());
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn position(&self) -> u64 {
+        self.pos as u64
     }
 }
 

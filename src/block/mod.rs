@@ -39,6 +39,10 @@
 //!   (`cast_vec`); since `Vec<T>` of an element type has no lifetime in
 //!   it, equal lifetime-free type ids mean equal types.
 //!
+//! Sequences of *records* of numbers, fixed arrays such as `[f32; 3]` and
+//! registered `Pod` structs, take the same one-copy route through the
+//! layouts of `block::pod` ([`register`]).
+//!
 //! On a big-endian host the same routes swap each element's bytes while
 //! copying ([`write_swapped`], [`swap_all`]); those routines are public so
 //! that the conversion can be tested on any host.
@@ -51,6 +55,12 @@ use serde::de::{self, DeserializeOwned, Visitor};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::read::Read;
+
+pub(crate) mod pod;
+
+#[doc(hidden)]
+pub use pod::element_path_only;
+pub use pod::{RegisterError, register, registered};
 
 mod private {
     use std::any::TypeId;

@@ -1,0 +1,441 @@
+//! Sequences of records of numbers in one copy (`kiln::block::register`,
+//! fixed arrays): the same bytes, values and errors as the element-by-element
+//! path on random data, misaligned input, cut-off input, depth limits,
+//! registration refusals, frames, and `to_slice`.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use kiln::ErrorKind;
+use quickcheck::QuickCheck;
+use serde::de::{DeserializeOwned, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::common::pieces::trickle;
+
+// ----- the element path, forced -------------------------------------------
+
+/// Writes a slice through an iterator that is not `&[T]`, so no layout
+/// applies; reads with a visitor of its own, element by element.
+#[derive(Debug, PartialEq)]
+struct ByElement<T>(Vec<T>);
+
+impl<T: Serialize> Serialize for ByElement<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ByElement<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = ByElement<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(e) = seq.next_element()? {
+                    out.push(e);
+                }
+                Ok(ByElement(out))
+            }
+        }
+        d.deserialize_seq(V(PhantomData))
+    }
+}
+
+/// The records' memory, compared instead of their values (NaN != NaN).
+fn mem<T: bytemuck::Pod>(v: &[T]) -> &[u8] {
+    bytemuck::cast_slice(v)
+}
+
+/// Both paths give the same bytes, and both read them back to `v`.
+fn same_both_ways<T>(v: &[T]) -> bool
+where
+    T: Serialize + DeserializeOwned + bytemuck::Pod + fmt::Debug,
+{
+    let fast = kiln::to_vec(v).unwrap();
+    let slow = kiln::to_vec(&ByElement(v.to_vec())).unwrap();
+    let mut sized = vec![0u8; fast.len()];
+    let in_slice = kiln::to_slice(v, &mut sized).unwrap().to_vec();
+    let back: Vec<T> = kiln::from_slice(&fast).unwrap();
+    let back_slow: ByElement<T> = kiln::from_slice(&fast).unwrap();
+    let streamed: Vec<T> = kiln::from_reader(trickle(&fast)).unwrap();
+    fast == slow
+        && in_slice == fast
+        && mem(&back) == mem(v)
+        && mem(&back_slow.0) == mem(v)
+        && mem(&streamed) == mem(v)
+}
+
+/// `n` records of `T` built from the random numbers in `seed`.
+fn records<T: bytemuck::Pod>(seed: &[u64], n: usize) -> Vec<T> {
+    let size = std::mem::size_of::<T>();
+    let mut bytes = Vec::with_capacity(n * size);
+    let mut x = seed
+        .iter()
+        .fold(0x9e37_79b9_7f4a_7c15u64, |a, b| a ^ b.rotate_left(17));
+    while bytes.len() < n * size {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        bytes.extend_from_slice(&x.to_le_bytes());
+    }
+    bytes.truncate(n * size);
+    bytes
+        .chunks_exact(size)
+        .map(bytemuck::pod_read_unaligned)
+        .collect()
+}
+
+// ----- a registered struct that counts its serde calls --------------------
+
+static WRITTEN: AtomicUsize = AtomicUsize::new(0);
+static READ: AtomicUsize = AtomicUsize::new(0);
+
+fn count_write<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+    WRITTEN.fetch_add(1, Ordering::Relaxed);
+    v.serialize(s)
+}
+
+fn count_read<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    READ.fetch_add(1, Ordering::Relaxed);
+    u32::deserialize(d)
+}
+
+/// A vertex: its memory is its encoding. Its `id` counts serde's calls, so
+/// a test can tell which path ran.
+#[derive(
+    Serialize, Deserialize, Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable,
+)]
+#[repr(C)]
+struct Vertex {
+    position: [f32; 3],
+    normal: [i16; 2],
+    #[serde(serialize_with = "count_write", deserialize_with = "count_read")]
+    id: u32,
+}
+
+/// Nested structs of numbers, two levels deep.
+#[derive(
+    Serialize,
+    Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+    kiln::Schema,
+)]
+#[repr(C)]
+struct Segment {
+    from: Point,
+    to: Point,
+}
+
+#[derive(
+    Serialize,
+    Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+    kiln::Schema,
+)]
+#[repr(C)]
+struct Point {
+    x: f64,
+    y: f64,
+}
+
+fn register_all() {
+    kiln::block::register::<Vertex>().unwrap();
+    kiln::block::register::<Segment>().unwrap();
+}
+
+#[test]
+fn arrays_of_numbers_need_no_registration() {
+    assert!(kiln::block::registered::<[f32; 3]>());
+    assert!(kiln::block::registered::<[[f64; 4]; 4]>());
+    assert!(kiln::block::registered::<[u8; 32]>());
+    assert!(!kiln::block::registered::<[f32; 17]>());
+    assert!(!kiln::block::registered::<(f32, f32, f32)>());
+    // The golden bytes of chapter 3: a count, then the numbers in order.
+    let v = vec![[1.0f32, 2.0, 3.0], [-1.0, 0.5, 0.0]];
+    let bytes = kiln::to_vec(&v).unwrap();
+    let mut expected = vec![2, 0, 0, 0];
+    for x in v.iter().flatten() {
+        expected.extend_from_slice(&x.to_le_bytes());
+    }
+    assert_eq!(bytes, expected);
+}
+
+#[test]
+fn random_arrays_match_the_element_path() {
+    fn prop(seed: Vec<u64>, n: u8) -> bool {
+        let n = n as usize;
+        same_both_ways(&records::<[f32; 3]>(&seed, n))
+            && same_both_ways(&records::<[[f64; 4]; 4]>(&seed, n))
+            && same_both_ways(&records::<[u8; 5]>(&seed, n))
+            && same_both_ways(&records::<[[i16; 2]; 3]>(&seed, n))
+            && same_both_ways(&records::<[u128; 2]>(&seed, n))
+            && same_both_ways(&records::<[i64; 32]>(&seed, n % 8))
+    }
+    QuickCheck::new()
+        .tests(200)
+        .quickcheck(prop as fn(Vec<u64>, u8) -> bool);
+}
+
+#[test]
+fn random_registered_structs_match_the_element_path() {
+    register_all();
+    fn prop(seed: Vec<u64>, n: u8) -> bool {
+        same_both_ways(&records::<Vertex>(&seed, n as usize))
+            && same_both_ways(&records::<Segment>(&seed, n as usize))
+    }
+    QuickCheck::new()
+        .tests(200)
+        .quickcheck(prop as fn(Vec<u64>, u8) -> bool);
+}
+
+#[test]
+fn registered_structs_are_copied_without_their_serde_impls() {
+    register_all();
+    let mesh = records::<Vertex>(&[7], 1000);
+    // Other tests run in parallel and count too; this one looks for a
+    // change far smaller than the 1,000 calls of the element path.
+    let before = (
+        WRITTEN.load(Ordering::Relaxed),
+        READ.load(Ordering::Relaxed),
+    );
+    let bytes = kiln::to_vec(&mesh).unwrap();
+    let back: Vec<Vertex> = kiln::from_slice(&bytes).unwrap();
+    let after = (
+        WRITTEN.load(Ordering::Relaxed),
+        READ.load(Ordering::Relaxed),
+    );
+    assert_eq!(mem(&back), mem(&mesh));
+    assert!(after.0 - before.0 < 500, "written element by element");
+    assert!(after.1 - before.1 < 500, "read element by element");
+    assert_eq!(bytes.len(), 4 + 1000 * 20);
+}
+
+#[test]
+fn misaligned_input_reads_the_same() {
+    register_all();
+    let v = records::<Segment>(&[3], 100);
+    let bytes = kiln::to_vec(&v).unwrap();
+    for shift in 1..8 {
+        let mut shifted = vec![0u8; shift];
+        shifted.extend_from_slice(&bytes);
+        let back: Vec<Segment> = kiln::from_slice(&shifted[shift..]).unwrap();
+        assert_eq!(mem(&back), mem(&v), "shifted by {shift}");
+        let arrays = records::<[f64; 3]>(&[4], 50);
+        let mut shifted = vec![0u8; shift];
+        shifted.extend_from_slice(&kiln::to_vec(&arrays).unwrap());
+        let back: Vec<[f64; 3]> = kiln::from_slice(&shifted[shift..]).unwrap();
+        assert_eq!(mem(&back), mem(&arrays));
+    }
+}
+
+/// Reads `bytes` both ways and returns both results' error text.
+fn both_errors<T>(bytes: &[u8], options: kiln::Options) -> (String, String)
+where
+    T: DeserializeOwned + fmt::Debug,
+{
+    let fast = options.from_slice::<Vec<T>>(bytes).unwrap_err();
+    let slow = options.from_slice::<ByElement<T>>(bytes).unwrap_err();
+    (fast.to_string(), slow.to_string())
+}
+
+/// The error of reading `bytes` as a `Vec<T>` from a stream.
+fn streamed_error<T: DeserializeOwned + fmt::Debug>(bytes: &[u8]) -> String {
+    kiln::from_reader::<_, Vec<T>>(trickle(bytes))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn lengths_that_are_not_whole_records_fail_as_the_element_path_does() {
+    register_all();
+    let v = records::<Vertex>(&[5], 10);
+    let bytes = kiln::to_vec(&v).unwrap();
+    for cut in [3, 4, 5, 23, 24, 25, 150, bytes.len() - 1] {
+        let (fast, slow) = both_errors::<Vertex>(&bytes[..cut], kiln::Options::new());
+        assert_eq!(fast, slow, "cut at {cut}");
+        assert_eq!(
+            fast,
+            streamed_error::<Vertex>(&bytes[..cut]),
+            "cut at {cut}"
+        );
+    }
+    let (fast, _) = both_errors::<Vertex>(&bytes[..25], kiln::Options::new());
+    assert_eq!(
+        fast,
+        "unexpected end of input: expected f32 (4 bytes), found 1 bytes at byte 24 in [1].position.0"
+    );
+    let arrays = kiln::to_vec(&vec![[1u16; 3]; 4]).unwrap();
+    let (fast, slow) = both_errors::<[u16; 3]>(&arrays[..13], kiln::Options::new());
+    assert_eq!(fast, slow);
+    // A count larger than the input: refused at the count, before any
+    // allocation, as for any sequence (a stream, whose length is unknown,
+    // reads on to its end).
+    let mut huge = bytes.clone();
+    huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let (fast, slow) = both_errors::<Vertex>(&huge, kiln::Options::new());
+    assert_eq!(fast, slow);
+    assert!(fast.starts_with("count "), "{fast}");
+}
+
+#[test]
+fn depth_limits_apply_to_the_records_inside() {
+    register_all();
+    let arrays = kiln::to_vec(&vec![[[1u8; 2]; 2]; 3]).unwrap();
+    let segments = kiln::to_vec(&records::<Segment>(&[1], 3)).unwrap();
+    // A sequence of [[u8; 2]; 2] needs three levels; of Segment, three.
+    for depth in 1..=3 {
+        let options = kiln::Options::new().max_depth(depth);
+        let fast = options.from_slice::<Vec<[[u8; 2]; 2]>>(&arrays);
+        let slow = options.from_slice::<ByElement<[[u8; 2]; 2]>>(&arrays);
+        assert_eq!(fast.is_ok(), depth == 3, "depth {depth}");
+        assert_eq!(
+            fast.map(|_| ()).map_err(|e| e.to_string()),
+            slow.map(|_| ()).map_err(|e| e.to_string())
+        );
+        let fast = options.from_slice::<Vec<Segment>>(&segments);
+        let slow = options.from_slice::<ByElement<Segment>>(&segments);
+        assert_eq!(fast.is_ok(), depth == 3, "depth {depth}");
+        assert_eq!(
+            fast.map(|_| ()).map_err(|e| e.to_string()),
+            slow.map(|_| ()).map_err(|e| e.to_string())
+        );
+    }
+    // An empty sequence enters no record.
+    let empty = kiln::to_vec(&Vec::<Segment>::new()).unwrap();
+    let options = kiln::Options::new().max_depth(1);
+    assert_eq!(options.from_slice::<Vec<Segment>>(&empty).unwrap(), []);
+}
+
+#[test]
+fn types_whose_serde_bytes_are_not_their_memory_are_refused() {
+    #[derive(
+        Serialize, Deserialize, Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable,
+    )]
+    #[repr(C)]
+    struct Skipping {
+        a: u32,
+        #[serde(skip)]
+        b: u32,
+    }
+    let err = kiln::block::register::<Skipping>().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            kiln::block::RegisterError::WrittenDiffers {
+                offset: 4,
+                len: 8,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+
+    fn negate<S: Serializer>(v: &i32, s: S) -> Result<S::Ok, S::Error> {
+        v.wrapping_neg().serialize(s)
+    }
+    #[derive(
+        Serialize, Deserialize, Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable,
+    )]
+    #[repr(C)]
+    struct Converting {
+        a: u16,
+        b: u16,
+        #[serde(serialize_with = "negate")]
+        c: i32,
+    }
+    let err = kiln::block::register::<Converting>().unwrap_err();
+    assert!(
+        err.to_string().contains("first difference at byte 4 of 8"),
+        "{err}"
+    );
+    assert!(!kiln::block::registered::<Converting>());
+    // Its sequences still take the element path, with its own bytes.
+    let v = vec![Converting { a: 1, b: 2, c: 3 }];
+    assert_eq!(
+        kiln::to_vec(&v).unwrap(),
+        [1, 0, 0, 0, 1, 0, 2, 0, 0xfd, 0xff, 0xff, 0xff]
+    );
+
+    #[derive(
+        Serialize, Deserialize, Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable,
+    )]
+    #[repr(C)]
+    struct Empty;
+    assert!(matches!(
+        kiln::block::register::<Empty>(),
+        Err(kiln::block::RegisterError::ZeroSized(_))
+    ));
+}
+
+#[test]
+fn frames_check_registered_structs_element_by_element() {
+    register_all();
+    #[derive(Serialize, Deserialize, Debug, PartialEq, kiln::Schema)]
+    struct Mesh {
+        segments: Vec<Segment>,
+        normals: Vec<[f32; 3]>,
+    }
+    let mesh = Mesh {
+        segments: records::<Segment>(&[9], 20),
+        normals: records::<[f32; 3]>(&[9], 20),
+    };
+    let framed = kiln::frame::to_vec(&mesh).unwrap();
+    let back: Mesh = kiln::frame::from_slice(&framed).unwrap();
+    assert_eq!(mem(&back.segments), mem(&mesh.segments));
+    assert_eq!(mem(&back.normals), mem(&mesh.normals));
+    // The payload is the bare record's bytes.
+    let bare = kiln::to_vec(&mesh).unwrap();
+    assert!(framed.windows(bare.len()).any(|w| w == bare.as_slice()));
+}
+
+#[test]
+fn to_slice_fails_cleanly_when_the_slice_is_short() {
+    let v = records::<[f32; 3]>(&[2], 10);
+    let needed = kiln::serialized_size(&v).unwrap() as usize;
+    let mut buf = vec![0u8; needed];
+    assert_eq!(kiln::to_slice(&v, &mut buf).unwrap().len(), needed);
+    for short in [0, 3, 4, needed - 1] {
+        let err = kiln::to_slice(&v, &mut buf[..short]).unwrap_err();
+        match err.kind() {
+            ErrorKind::BufferFull {
+                needed: n,
+                available,
+            } => {
+                assert_eq!(*available, short as u64);
+                assert!(*n > short as u64 && *n <= needed as u64, "{n}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(err.kind().code(), "buffer-full");
+    }
+    // Counts patched after the fact (a sequence of unknown length) and
+    // strings land where `to_vec` puts them.
+    struct Unsized<'a>(&'a [&'a str]);
+    impl Serialize for Unsized<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().filter(|_| true))
+        }
+    }
+    let value = ("kiln", Unsized(&["a", ""]), 7u8);
+    let mut buf = [0u8; 64];
+    assert_eq!(
+        kiln::to_slice(&value, &mut buf).unwrap(),
+        kiln::to_vec(&value).unwrap().as_slice()
+    );
+}
