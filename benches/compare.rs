@@ -592,6 +592,7 @@ fn main() {
     bench_dataset::<_, PacketRefs>(&mut c, &mut sizes, "network", &net);
     drop(net);
 
+    kiln::block::register::<datasets::points::Point>().expect("Point is Pod");
     let points = datasets::points::generate(&mut rng_for("points"), 1_000_000);
     bench_dataset::<_, NoBorrowed>(&mut c, &mut sizes, "points", &points);
     drop(points);

@@ -110,6 +110,12 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 
 /// Encodes `value` at the end of `out`, so a buffer can be reused.
 ///
+/// The value is written into `out`'s spare capacity as into a slice, which
+/// is as fast as [`to_slice`]. When the capacity runs out, Kiln measures
+/// the value ([`serialized_size`]), reserves that once and writes it again:
+/// a reused buffer pays this on its first record only, and a `Serialize`
+/// impl may run more than once per call.
+///
 /// ```
 /// let mut buf = Vec::with_capacity(64);
 /// kiln::to_vec_into(&1u16, &mut buf)?;
@@ -119,7 +125,8 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// ```
 ///
 /// # Errors
-/// As [`to_vec`]. On error, `out` may hold part of the value.
+/// As [`to_vec`]. On an error (or a panic in a `Serialize` impl), `out`
+/// keeps its earlier bytes and nothing of the value.
 pub fn to_vec_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<()> {
     ser::append_to_vec(value, out)
 }
@@ -142,10 +149,8 @@ pub fn to_vec_into<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Resul
 /// As [`to_vec`], plus [`ErrorKind::BufferFull`] when `buf` is too short;
 /// the slice may then hold part of the value.
 pub fn to_slice<'b, T: ?Sized + Serialize>(value: &T, buf: &'b mut [u8]) -> Result<&'b mut [u8]> {
-    let mut ser = Serializer::new(ser::SliceOutput::new(buf));
-    value.serialize(&mut ser)?;
-    ser.finish()?;
-    Ok(ser.into_inner().into_written())
+    let n = ser::write_into(value, ser::SliceOutput::as_uninit(buf))?;
+    Ok(&mut buf[..n])
 }
 
 /// Encodes `value` into an [`io::Write`].

