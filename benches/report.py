@@ -192,7 +192,7 @@ def speedup(results, dataset, direction, lib):
     return o["time"] / k["time"]
 
 
-def markdown(results, sizes, stat, when, others):
+def markdown(results, sizes, stat, when, others, release=None, release_others=None):
     datasets = ordered({d for d, _, _ in results} | set(sizes), DATASETS)
     libs = ordered({l for _, _, l in results}, LIBS)
     peers = [l for l in libs if l != "kiln"]
@@ -203,7 +203,12 @@ def markdown(results, sizes, stat, when, others):
     w(f"- Machine: {machine()}")
     w(f"- Compiler: {rustc_version()}, `[profile.bench]` with `lto = true`, `codegen-units = 1`")
     w(f"- Measured: {when} (UTC)")
-    w("- Command: `cargo bench && python3 benches/report.py`")
+    if release:
+        w("- Command: `cargo bench`, then the same with `CARGO_TARGET_DIR=target/release-profile")
+        w("  CARGO_PROFILE_BENCH_LTO=false CARGO_PROFILE_BENCH_CODEGEN_UNITS=16`, then")
+        w("  `python3 benches/report.py --release-criterion-dir target/release-profile/criterion`")
+    else:
+        w("- Command: `cargo bench && python3 benches/report.py`")
     w(f"- Statistic: criterion's {stat} time per operation.")
     w("- Throughput is the size of the **Kiln** encoding divided by the time, for every")
     w("  library, so throughputs compare exactly as times do. 1 MB = 10^6 bytes.")
@@ -235,6 +240,32 @@ def markdown(results, sizes, stat, when, others):
             w(f"| {d} | {direction} | " + " | ".join(cells) + " |")
     w("")
 
+    if release:
+        w("## Under cargo's default release profile\n")
+        w("The same benches built as most users build: `cargo build --release` defaults")
+        w("(`lto = false`, 16 codegen units), in a second run right after the first. Kiln's")
+        w("time in each profile, the fastest library of the release run, and Kiln's speed-up")
+        w("over each library in that run.\n")
+        rlibs = ordered({l for _, _, l in release}, LIBS)
+        rpeers = [l for l in rlibs if l != "kiln"]
+        w("| dataset | direction | kiln, LTO | kiln, release | fastest, release | " + " | ".join(rpeers) + " |")
+        w("|---|---|---:|---:|---|" + "---:|" * len(rpeers))
+        for d in datasets:
+            for direction in DIRECTIONS:
+                k = release.get((d, direction, "kiln"))
+                if not k:
+                    continue
+                kl = results.get((d, direction, "kiln"))
+                cands = [(r["time"], l) for (dd, di, l), r in release.items() if dd == d and di == direction]
+                t, fastest = min(cands)
+                cells = []
+                for p in rpeers:
+                    sp = speedup(release, d, direction, p)
+                    cells.append("–" if sp is None else f"{sp:.2f}×")
+                w(f"| {d} | {direction} | {fmt_time(kl['time']) if kl else '–'} | {fmt_time(k['time'])} "
+                  f"| {fastest} {fmt_time(t)} | " + " | ".join(cells) + " |")
+        w("")
+
     if others:
         w("## Blocks, batches, single records and arrays\n")
         for keys, title in OTHERS.items():
@@ -242,11 +273,20 @@ def markdown(results, sizes, stat, when, others):
             if not groups:
                 continue
             w(f"### {title}\n")
-            w("| group | benchmark | time |")
-            w("|---|---|---:|")
+            if release_others:
+                w("| group | benchmark | time, LTO | time, release |")
+                w("|---|---|---:|---:|")
+            else:
+                w("| group | benchmark | time |")
+                w("|---|---|---:|")
             for g in groups:
+                rel = dict((release_others or {}).get(g, []))
                 for name, secs in others[g]:
-                    w(f"| {g} | {name} | {fmt_time(secs)} |")
+                    if release_others:
+                        r = rel.get(name)
+                        w(f"| {g} | {name} | {fmt_time(secs)} | {fmt_time(r) if r else '–'} |")
+                    else:
+                        w(f"| {g} | {name} | {fmt_time(secs)} |")
             w("")
 
     w("## Encoded sizes (bytes)\n")
@@ -296,6 +336,43 @@ def markdown(results, sizes, stat, when, others):
                 w(f"| {DIRECTION_NAMES[direction]} | " + " | ".join(row) + " |")
         w("")
     w("![Throughput per library and dataset](benchmarks.svg)\n")
+    return "\n".join(out)
+
+
+SERDE_LIBS = {"kiln", "bincode", "postcard", "rmp-serde", "serde_json", "bitcode-serde"}
+
+
+def fastest(results, dataset, direction, among):
+    """(time, library) of the fastest of `among` on a row, or None."""
+    cands = [(r["time"], l) for (d, di, l), r in results.items()
+             if d == dataset and di == direction and l in among and l != "kiln"]
+    return min(cands) if cands else None
+
+
+def readme_table(results, release):
+    """The README's table: Kiln against the fastest serde format and the
+    fastest library of all, in each profile (ratio: their time / Kiln's)."""
+    out = []
+    w = out.append
+    w("| dataset | direction | Kiln, LTO | fastest other serde format | fastest other library "
+      "| Kiln, release | fastest other, release |")
+    w("|---|---|---:|---|---|---:|---|")
+    datasets = ordered({d for d, _, _ in results}, DATASETS)
+    every = set(LIBS)
+    for d in datasets:
+        for direction in DIRECTIONS:
+            k = results.get((d, direction, "kiln"))
+            if not k:
+                continue
+            cells = [d, direction, fmt_time(k["time"])]
+            for among in (SERDE_LIBS, every):
+                f = fastest(results, d, direction, among)
+                cells.append("–" if not f else f"{f[1]} {f[0] / k['time']:.2f}×")
+            kr = (release or {}).get((d, direction, "kiln"))
+            cells.append(fmt_time(kr["time"]) if kr else "–")
+            f = fastest(release or {}, d, direction, every) if kr else None
+            cells.append("–" if not f else f"{f[1]} {f[0] / kr['time']:.2f}×")
+            w("| " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -375,6 +452,10 @@ def main():
     parser.add_argument("--out-dir", default="docs")
     parser.add_argument("--stat", choices=["median", "mean", "min"], default="median",
                         help="time per operation to report (min: fastest sample)")
+    parser.add_argument("--release-criterion-dir", default=None,
+                        help="criterion results of the same benches under cargo's default release profile")
+    parser.add_argument("--readme-table", action="store_true",
+                        help="print the README's summary table instead of writing docs/")
     args = parser.parse_args()
 
     results = load_results(args.criterion_dir, args.stat)
@@ -387,10 +468,20 @@ def main():
     newest = max(r["mtime"] for r in results.values())
     when = datetime.datetime.fromtimestamp(newest, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
 
+    if args.readme_table:
+        release = load_results(args.release_criterion_dir, args.stat) if args.release_criterion_dir else None
+        print(readme_table(results, release))
+        return
+
     os.makedirs(args.out_dir, exist_ok=True)
     md_path = os.path.join(args.out_dir, "benchmarks.md")
     with open(md_path, "w") as f:
-        f.write(markdown(results, sizes, args.stat, when, load_others(args.criterion_dir, args.stat)))
+        release = release_others = None
+        if args.release_criterion_dir:
+            release = load_results(args.release_criterion_dir, args.stat)
+            release_others = load_others(args.release_criterion_dir, args.stat)
+        f.write(markdown(results, sizes, args.stat, when, load_others(args.criterion_dir, args.stat),
+                         release, release_others))
     chart = svg(results, when)
     svg_path = os.path.join(args.out_dir, "benchmarks.svg")
     if chart:

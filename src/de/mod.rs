@@ -463,27 +463,61 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
         }
         crate::dtype::with_dtypes!(each);
         match block::pod::for_visitor::<V>() {
-            Some(layout) => Ok(self.read_records::<V::Value>(layout)),
+            Some(layout) => self.read_records::<V::Value>(layout),
             None => Ok(None),
         }
     }
 
     /// Reads a sequence of records of a [`block::pod`] layout in one copy,
-    /// if the element path could not fail on it: the count and all the
-    /// records are in the input at hand, and the depth limit leaves room
-    /// for a record's nesting. `None`, having read nothing, otherwise: the
-    /// element path then reads it and reports what it always reports.
-    fn read_records<Out>(&mut self, layout: &block::pod::Layout) -> Option<Out> {
-        let window = self.read.peek()?;
-        let count = u32::from_le_bytes(window.get(..4)?.try_into().ok()?);
-        let len = (count as usize).checked_mul(layout.size)?;
-        let bytes = window.get(4..)?.get(..len)?;
+    /// if the element path could not read it otherwise: the depth limit
+    /// leaves room for a record's nesting, and the count and the records
+    /// are in the input at hand, or (from a stream) within the byte limit.
+    /// `Ok(None)`, having read nothing, otherwise: the element path then
+    /// reads it and reports what it always reports.
+    fn read_records<Out>(&mut self, layout: &block::pod::Layout) -> Result<Option<Out>> {
+        let Some(window) = self.read.peek() else {
+            return Ok(None);
+        };
+        let Some(count) = window.get(..4) else {
+            return Ok(None);
+        };
+        let count = u32::from_le_bytes([count[0], count[1], count[2], count[3]]);
+        let Some(len) = (count as usize).checked_mul(layout.size) else {
+            return Ok(None);
+        };
         if count > 0 && self.depth_left <= layout.depth {
-            return None;
+            return Ok(None);
         }
-        let value = block::pod::build::<Out>(layout, bytes)?;
-        self.read.skip_peeked(4 + len);
-        Some(value)
+        if let Some(bytes) = window.get(4..).and_then(|w| w.get(..len)) {
+            let value = block::pod::build::<Out>(layout, bytes);
+            if value.is_some() {
+                self.read.skip_peeked(4 + len);
+            }
+            return Ok(value);
+        }
+        // A slice that cannot hold the records fails on the element path.
+        // A stream's length is unknown: read the bytes as they arrive, and
+        // if they stop short, report the first record not there whole as
+        // the element path does.
+        if self.read.remaining().is_some() || self.read.check_byte_limit(4 + len as u64).is_err() {
+            return Ok(None);
+        }
+        self.read.skip_peeked(4);
+        let start = self.read.offset();
+        let bytes = match block::read_stream_bytes(&mut self.read, len, "record bytes") {
+            Ok(bytes) => bytes,
+            Err((Some(received), _)) => {
+                // Records are numbers: where the element path fails in a
+                // record cut short depends only on how much of it arrived.
+                let whole = received / layout.size;
+                return Err(layout
+                    .tail_error(received % layout.size)
+                    .shifted(start + (whole * layout.size) as u64)
+                    .in_index(whole as u64));
+            }
+            Err((None, e)) => return Err(e),
+        };
+        Ok(block::pod::build::<Out>(layout, &bytes))
     }
 
     /// Reads a block of `T`: the count, checked against the input for

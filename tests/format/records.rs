@@ -439,3 +439,44 @@ fn to_slice_fails_cleanly_when_the_slice_is_short() {
         kiln::to_vec(&value).unwrap().as_slice()
     );
 }
+
+#[test]
+fn streams_read_records_as_they_arrive_and_fail_as_the_element_path_does() {
+    register_all();
+    let v = records::<Vertex>(&[11], 3000);
+    let bytes = kiln::to_vec(&v).unwrap();
+    // Far more than a stream's buffer: read in steps, one copy per step.
+    let back: Vec<Vertex> = kiln::from_reader(trickle(&bytes)).unwrap();
+    assert_eq!(mem(&back), mem(&v));
+    for cut in [4, 5, 4 + 20 * 1000 + 7, bytes.len() - 1] {
+        let fast = kiln::from_reader::<_, Vec<Vertex>>(trickle(&bytes[..cut])).unwrap_err();
+        let slow = kiln::from_reader::<_, ByElement<Vertex>>(trickle(&bytes[..cut])).unwrap_err();
+        assert_eq!(fast.to_string(), slow.to_string(), "cut at {cut}");
+    }
+    // Past the byte limit: refused as the element path refuses it.
+    let options = kiln::Options::new().byte_limit(10_000);
+    let fast = options
+        .from_reader::<_, Vec<Vertex>>(trickle(&bytes))
+        .unwrap_err();
+    let slow = options
+        .from_reader::<_, ByElement<Vertex>>(trickle(&bytes))
+        .unwrap_err();
+    assert_eq!(fast.to_string(), slow.to_string());
+    assert_eq!(fast.kind().code(), "byte-limit");
+}
+
+#[test]
+fn a_stream_claiming_many_records_costs_what_arrives() {
+    register_all();
+    // 50 million records (1 GB, within the default byte limit) claimed,
+    // 100 bytes sent.
+    let mut bytes = 50_000_000u32.to_le_bytes().to_vec();
+    bytes.extend_from_slice(&[0; 100]);
+    let (result, cost) = crate::common::alloc::measure(|| {
+        kiln::from_reader::<_, Vec<Vertex>>(trickle(&bytes)).map(|v| v.len())
+    });
+    let err = result.unwrap_err();
+    assert_eq!(err.kind().code(), "unexpected-end");
+    assert_eq!(err.offset(), Some(104));
+    assert!(cost.largest < 64 << 10, "{} bytes", cost.largest);
+}
