@@ -403,31 +403,6 @@ pub(crate) fn cast_vec<T: Element, X>(vec: Vec<T>) -> Option<X> {
 
 // ----- reading a block ----------------------------------------------------
 
-/// Reads `len` bytes from a stream into a buffer that grows with the bytes
-/// that arrive (doubling from 4 KiB), never with `len` alone. A stream that
-/// ends first gives `Err((Some(bytes received), error))`; any other failure
-/// `Err((None, error))`.
-pub(crate) fn read_stream_bytes<'de, R: Read<'de>>(
-    read: &mut R,
-    len: usize,
-    expected: &'static str,
-) -> std::result::Result<Vec<u8>, (Option<usize>, Error)> {
-    let mut buf = Vec::new();
-    while buf.len() < len {
-        let old = buf.len();
-        let n = (len - old).min(old.max(STREAM_FIRST_STEP));
-        buf.reserve_exact(n);
-        buf.resize(old + n, 0);
-        if let Err(e) = read.read_into(&mut buf[old..], expected) {
-            return Err(match *e.kind() {
-                ErrorKind::UnexpectedEnd { available, .. } => (Some(old + available as usize), e),
-                _ => (None, e),
-            });
-        }
-    }
-    Ok(buf)
-}
-
 /// Bytes of the first step when a block is read from a stream; each later
 /// step is as large as what has arrived so far.
 const STREAM_FIRST_STEP: usize = 4 * 1024;

@@ -19,12 +19,13 @@
 //!   test patterns, that serde's element-by-element bytes of the type are
 //!   its memory both ways; a type that fails keeps the element path.
 //!
-//! A layout is used only where the depth limit leaves room for a record's
-//! own nesting, and from a slice only where the whole sequence is there;
-//! elsewhere the element path runs and reports exactly what it always
-//! reports. From a stream the records' bytes are read as they arrive
-//! (within the byte limit), and a stream that ends early gets the element
-//! path's error for the first record not there whole ([`Layout::tail_error`]). Under a frame's schema guard, registered structs
+//! A layout is used only where the element-by-element reading could not
+//! fail: the whole sequence is in the input at hand (a slice, or the part
+//! of a stream already buffered: [`crate::read::Read::peek`]) and the depth
+//! limit leaves room for a record's own nesting. Anywhere else (a stream
+//! whose buffer does not hold the sequence, a sequence cut short, a depth
+//! limit reached) the element path runs and reports exactly what it always
+//! reports. Under a frame's schema guard, registered structs
 //! take the element path, so that the guard sees every struct it checks.
 //! On a big-endian host the table is never consulted.
 
@@ -62,9 +63,6 @@ pub(crate) struct Layout {
     vec_bytes: unsafe fn(*const ()) -> (*const u8, usize),
     /// Writes a `Vec<X>` of the whole records in `bytes` to the pointer.
     build: unsafe fn(&[u8], *mut ()),
-    /// The element path's error for a record of which only this many
-    /// bytes arrived (at offset 0, its path inside the record).
-    tail: fn(usize) -> crate::Error,
 }
 
 impl Layout {
@@ -79,7 +77,6 @@ impl Layout {
             slice_bytes: slice_bytes::<X>,
             vec_bytes: vec_bytes::<X>,
             build: build_vec::<X>,
-            tail: tail_error::<X>,
         }
     }
 
@@ -95,12 +92,6 @@ impl Layout {
 
     fn visitor(&self) -> Option<TypeId> {
         *self.visitor.get_or_init(self.probe)
-    }
-
-    /// What the element path reports for a record cut short after
-    /// `received` of its bytes, at offset 0 of the record.
-    pub(crate) fn tail_error(&self, received: usize) -> crate::Error {
-        (self.tail)(received)
     }
 }
 
@@ -149,24 +140,6 @@ unsafe fn build_vec<X: Pod>(bytes: &[u8], out: *mut ()) {
     }
     // SAFETY: the caller guarantees `out` may be written as a `Vec<X>`.
     unsafe { out.cast::<Vec<X>>().write(vec) };
-}
-
-/// A record's numbers are never refused for their values, so where its
-/// element-by-element reading stops depends only on how many bytes there
-/// are: zeros stand for the bytes that arrived.
-fn tail_error<X: DeserializeOwned>(received: usize) -> crate::Error {
-    match crate::from_slice::<X>(&vec![0; received]) {
-        Err(e) => e,
-        // Not reached: a record is `size_of::<X>()` bytes, more than arrived.
-        Ok(_) => crate::Error::at(
-            crate::ErrorKind::UnexpectedEnd {
-                expected: "record",
-                needed: std::mem::size_of::<X>() as u64,
-                available: received as u64,
-            },
-            0,
-        ),
-    }
 }
 
 // ----- the table ------------------------------------------------------------

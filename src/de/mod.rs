@@ -469,11 +469,14 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
     }
 
     /// Reads a sequence of records of a [`block::pod`] layout in one copy,
-    /// if the element path could not read it otherwise: the depth limit
-    /// leaves room for a record's nesting, and the count and the records
-    /// are in the input at hand, or (from a stream) within the byte limit.
-    /// `Ok(None)`, having read nothing, otherwise: the element path then
-    /// reads it and reports what it always reports.
+    /// if the element path could not fail on it: the count and all the
+    /// records are in the input at hand (a slice, or a stream's buffer),
+    /// and the depth limit leaves room for a record's nesting. `Ok(None)`,
+    /// having read nothing, otherwise: the element path then reads it and
+    /// reports what it always reports. (Reading a stream's records in steps
+    /// into one buffer was tried: it cost more passes over memory than the
+    /// element path from the stream's buffer, a million `Point`s read in
+    /// 5.1 ms against 3.4 ms.)
     fn read_records<Out>(&mut self, layout: &block::pod::Layout) -> Result<Option<Out>> {
         let Some(window) = self.read.peek() else {
             return Ok(None);
@@ -495,29 +498,7 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
             }
             return Ok(value);
         }
-        // A slice that cannot hold the records fails on the element path.
-        // A stream's length is unknown: read the bytes as they arrive, and
-        // if they stop short, report the first record not there whole as
-        // the element path does.
-        if self.read.remaining().is_some() || self.read.check_byte_limit(4 + len as u64).is_err() {
-            return Ok(None);
-        }
-        self.read.skip_peeked(4);
-        let start = self.read.offset();
-        let bytes = match block::read_stream_bytes(&mut self.read, len, "record bytes") {
-            Ok(bytes) => bytes,
-            Err((Some(received), _)) => {
-                // Records are numbers: where the element path fails in a
-                // record cut short depends only on how much of it arrived.
-                let whole = received / layout.size;
-                return Err(layout
-                    .tail_error(received % layout.size)
-                    .shifted(start + (whole * layout.size) as u64)
-                    .in_index(whole as u64));
-            }
-            Err((None, e)) => return Err(e),
-        };
-        Ok(block::pod::build::<Out>(layout, &bytes))
+        Ok(None)
     }
 
     /// Reads a block of `T`: the count, checked against the input for

@@ -441,11 +441,11 @@ fn to_slice_fails_cleanly_when_the_slice_is_short() {
 }
 
 #[test]
-fn streams_read_records_as_they_arrive_and_fail_as_the_element_path_does() {
+fn streams_longer_than_their_buffer_read_and_fail_as_the_element_path_does() {
     register_all();
     let v = records::<Vertex>(&[11], 3000);
     let bytes = kiln::to_vec(&v).unwrap();
-    // Far more than a stream's buffer: read in steps, one copy per step.
+    // Far more than a stream's buffer: read record by record.
     let back: Vec<Vertex> = kiln::from_reader(trickle(&bytes)).unwrap();
     assert_eq!(mem(&back), mem(&v));
     for cut in [4, 5, 4 + 20 * 1000 + 7, bytes.len() - 1] {
