@@ -120,8 +120,11 @@ impl<'a> Writer<'a> {
                     let shape = self.shape(v.style, &v.fields, &path)?;
                     let vname = v.attrs.name().deserialize_name().value.clone();
                     let aliases = aliases(v.attrs.aliases(), &vname);
+                    let other = v.attrs.other();
                     items.push(quote! {
-                        #krate::schema::model::Variant::new(#vname, #shape).with_aliases(&[#(#aliases),*])
+                        #krate::schema::model::Variant::new(#vname, #shape)
+                            .with_aliases(&[#(#aliases),*])
+                            .with_other(#other)
                     });
                 }
                 quote!(#krate::schema::model::Container::Enum(::std::vec![#(#items),*]))

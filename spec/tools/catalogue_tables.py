@@ -34,6 +34,7 @@ OFF={
 'array-position':'where the array starts','dtype-mismatch':'where the array starts (fetch: the block)','array-count':'where the array starts, or the values\' end',
 'directory-position':'where the values end','directory-missing':'the record\'s end','record-end-unknown':'where the array starts',
 'array-index':'d (the directory)',
+'schema-incompatible':'16 (the fingerprint)','variant-not-in-reader':'first byte of the variant index',
 'schema-text':'the byte of the text where it stops being canonical',
 'directory-flag':'10 (the flags)',
 'truncated-tail':'the end of the last complete frame','record-index':'the index entry, or the payload\'s end',
@@ -41,7 +42,7 @@ OFF={
 def reading(v):
     ty=v.get('type',''); m=v.get('mode','decode')
     return {'decode':ty,'framed':'frame of '+ty,'framed-batch':'framed batch of '+ty,'bare-batch':'bare batch of '+ty,
-            'file':'file of '+ty,'list':'list','schema-text':'schema text','take':'take '+ty,'fetch':'fetch %d as %s'%(v.get('index',0),v.get('element',''))}[m]
+            'file':'file of '+ty,'evolve':'frame of another version','list':'list','schema-text':'schema text','take':'take '+ty,'fetch':'fetch %d as %s'%(v.get('index',0),v.get('element',''))}[m]
 def rows(area, text=None):
     d=json.load(open(root+area+'.json'))
     out=[]
@@ -148,6 +149,22 @@ TEXT={
 'kiln-directory-fetch-index-past-entries':'`fetch` of an index past the entries',
 'kiln-directory-fetch-wrong-dtype':'`fetch` with another element type than the entry\'s',
 'kiln-directory-directory-without-arrays':'a directory after a record whose type holds no arrays',
+'kiln-evolution-field-added-refused':'a reader field the writer never wrote, with no default and not an option',
+'kiln-evolution-tuple-struct-longer':'a tuple struct with one more element in the reader',
+'kiln-evolution-struct-to-enum':'a struct the reader reads as an enum',
+'kiln-evolution-variant-removed-met':'a variant the reader does not have, without an `other` variant',
+'kiln-evolution-variant-shape-changed':'a newtype variant the reader reads as a struct variant',
+'kiln-evolution-i32-to-u64':'a signed integer read as unsigned',
+'kiln-evolution-u64-to-u32':'an integer read as a narrower one',
+'kiln-evolution-i64-to-f64':'an `i64` read as `f64`, which cannot hold every `i64`',
+'kiln-evolution-f64-to-f32':'an `f64` read as `f32`',
+'kiln-evolution-out-of-option':'an option read as its inner type',
+'kiln-evolution-vec-to-array':'a sequence read as a fixed-size array',
+'kiln-evolution-bytes-to-str':'a byte string read as a string',
+'kiln-evolution-str-to-number':'a string read as a number',
+'kiln-evolution-tuple-shorter':'a tuple of three read as a tuple of two',
+'kiln-evolution-lie-dropped-bool':'a dropped `bool` field whose byte is 02: skipped values are checked',
+'kiln-evolution-lie-string-count':'a string count that runs past the payload',
 }
 
 

@@ -13,8 +13,12 @@ mod arrays;
 mod entry;
 mod model;
 mod raw;
+mod resolve;
 
 pub(crate) use entry::{Pass, RecordSeed, Typed, two_pass, with_detail};
+pub(crate) use resolve::{
+    Evolved, FieldStep, Payload, Resolution, Skip, SkipId, Step, StepId, VariantStep,
+};
 
 use access::*;
 use model::*;

@@ -384,6 +384,44 @@ pub enum ErrorKind {
         /// The writer's canonical schema text, if embedded in the frame.
         found_text: Option<String>,
     },
+    /// The writer's schema cannot be read as the reader's type: a field
+    /// the reader needs that the writer never wrote, a change no rule of
+    /// `spec/12-evolution.md` allows. Found when the resolution is
+    /// planned, before the first value; the offset is the header's
+    /// fingerprint.
+    #[error(
+        "schema incompatible: the writer's {writer} cannot be read as the reader's {reader} at {path}: {reason}"
+    )]
+    SchemaIncompatible {
+        /// Where in the reader's type (`V2.retries`, `Shape::Circle.r`).
+        path: String,
+        /// The writer's format there, as schema text.
+        writer: String,
+        /// The reader's format there, as schema text.
+        reader: String,
+        /// Why no rule allows it.
+        reason: String,
+    },
+    /// A variant the writer wrote that the reader's enum does not have,
+    /// and the reader has no `#[serde(other)]` variant to take it.
+    #[error(
+        "variant not in reader: enum {enum_name} has no variant `{variant}`, which the writer wrote"
+    )]
+    VariantNotInReader {
+        /// The enum's name in the writer's schema.
+        enum_name: String,
+        /// The writer's variant.
+        variant: String,
+    },
+    /// Frames of another version of the type, with evolution asked for,
+    /// but neither the frame nor the schema store holds the writer's text.
+    #[error(
+        "writer schema unknown: the frame was written with fingerprint {found}, whose schema text is neither embedded nor in the store"
+    )]
+    WriterSchemaUnknown {
+        /// The frame's fingerprint.
+        found: Fingerprint,
+    },
     /// Embedded schema text whose fingerprint is not the header's.
     #[error(
         "embedded schema text does not match the header: expected fingerprint {expected}, the text hashes to {found}"
@@ -586,6 +624,9 @@ impl ErrorKind {
             ErrorKind::ReservedFlag { .. } => "reserved-flag",
             ErrorKind::HeaderField { .. } => "header-field",
             ErrorKind::SchemaMismatch { .. } => "schema-mismatch",
+            ErrorKind::SchemaIncompatible { .. } => "schema-incompatible",
+            ErrorKind::VariantNotInReader { .. } => "variant-not-in-reader",
+            ErrorKind::WriterSchemaUnknown { .. } => "writer-schema-unknown",
             ErrorKind::SchemaTextMismatch { .. } => "schema-text-mismatch",
             ErrorKind::SchemaText { .. } => "schema-text",
             ErrorKind::SerializeMismatch { .. } => "serialize-mismatch",
@@ -646,6 +687,8 @@ impl ErrorKind {
             | K::CountOverflow { .. }
             | K::BufferFull { .. } => Category::Limit,
             K::SchemaMismatch { .. }
+            | K::SchemaIncompatible { .. }
+            | K::WriterSchemaUnknown { .. }
             | K::SchemaTextMismatch { .. }
             | K::SchemaText { .. }
             | K::NoSchema { .. }

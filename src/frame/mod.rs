@@ -41,12 +41,14 @@
 //! the frame's start. Batches refuse such records.
 
 mod arrays;
+mod evolve;
 mod header;
 mod read;
 mod stream;
 mod write;
 
 pub use arrays::{fetch_array, fetch_array_view, list_arrays};
+pub use evolve::{Evolve, EvolvedReaderRecords, EvolvedRecords};
 pub(crate) use header::at;
 pub use header::{FrameHeader, Payload, open};
 pub(crate) use read::not_one_record;

@@ -12,7 +12,7 @@ use super::{
     FramedReaderRecords, HEADER_LEN, PayloadSource, le_u16, truncated,
 };
 use crate::de::Deserializer;
-use crate::de::{Decoder, Pass, two_pass};
+use crate::de::{Decoder, Pass, RecordSeed, Typed, two_pass};
 use crate::error::{Error, ErrorKind, FlagMismatch, FrameField, Result};
 use crate::read::SliceRead;
 use crate::records::{SliceRecords, StreamRecords, no_record_there};
@@ -131,10 +131,21 @@ impl FrameOptions {
     /// As [`FrameOptions::from_slice`], plus [`ErrorKind::Io`] and
     /// [`ErrorKind::ByteLimit`] for a record with arrays longer than the
     /// byte limit.
-    pub fn from_reader<R: io::Read, T: DeserializeOwned + Schema>(
+    pub fn from_reader<R: io::Read, T: DeserializeOwned + Schema>(&self, reader: R) -> Result<T> {
+        self.record_from_reader_with(reader, typed::<T>)
+    }
+
+    /// [`FrameOptions::from_reader`] with each record read by the seed
+    /// `seed_for` gives for the frame's header (which checks the schema).
+    pub(super) fn record_from_reader_with<R, T, K>(
         &self,
         mut reader: R,
-    ) -> Result<T> {
+        seed_for: impl Fn(&FrameHeader) -> Result<K>,
+    ) -> Result<T>
+    where
+        R: io::Read,
+        K: for<'de> RecordSeed<'de, Value = T>,
+    {
         let mut fixed = [0u8; HEADER_LEN];
         let got = read_up_to(&mut reader, &mut fixed, 0)?;
         if got == HEADER_LEN && le_u16(&fixed, at::FLAGS) & FLAG_DIRECTORY != 0 {
@@ -157,7 +168,7 @@ impl FrameOptions {
                 .read_to_end(&mut all)
                 .map_err(|e| Error::at(ErrorKind::Io(e), HEADER_LEN as u64))?;
             let header = FrameHeader::parse_with(&all, max_text)?;
-            header.check_schema(schema::schema_of::<T>()?)?;
+            let seed = seed_for(&header)?;
             let len = header.payload_len.unwrap_or(0);
             if len > self.options.byte_limit {
                 return Err(Error::at(
@@ -171,10 +182,13 @@ impl FrameOptions {
             io::Read::take(&mut reader, len.saturating_add(1))
                 .read_to_end(&mut all)
                 .map_err(|e| Error::at(ErrorKind::Io(e), header.payload_offset))?;
-            return self.from_slice(&all);
+            let header = FrameHeader::parse_with(&all, max_text)?;
+            let payload = header.payload(&all)?;
+            return self
+                .record_with_directory_by(payload.bytes, payload.offset, |de| seed.read(de));
         }
         let reader = io::Read::chain(&fixed[..got], reader);
-        let mut records = self.batch_from_reader::<_, T>(reader)?;
+        let mut records = self.batch_from_reader_with(reader, seed_for)?;
         // As from a slice: a declared count other than 1 is refused before
         // any record is read, not after the payload runs out.
         if let Some(count) = records.header().record_count
@@ -201,16 +215,27 @@ impl FrameOptions {
         &self,
         bytes: &'de [u8],
     ) -> Result<SliceRecords<'de, T>> {
+        self.batch_from_slice_with(bytes, typed::<T>)
+    }
+
+    /// [`FrameOptions::batch_from_slice`] with the records read by the seed
+    /// `seed_for` gives for the frame's header (which checks the schema).
+    pub(super) fn batch_from_slice_with<'de, T, K: RecordSeed<'de, Value = T>>(
+        &self,
+        bytes: &'de [u8],
+        seed_for: impl FnOnce(&FrameHeader) -> Result<K>,
+    ) -> Result<SliceRecords<'de, T, K>> {
         let header = FrameHeader::parse_with(bytes, self.options.schema_text_limit)?;
-        header.check_schema(schema::schema_of::<T>()?)?;
+        let seed = seed_for(&header)?;
         not_a_batch(&header)?;
         let payload = header.payload(bytes)?;
-        Ok(SliceRecords::new(
+        Ok(SliceRecords::with_seed(
             payload.bytes,
             self.options,
             payload.offset,
             Some(payload.record_count),
             (!header.is_streamed()).then_some(payload.bytes.len() as u64),
+            seed,
         ))
     }
 
@@ -224,16 +249,30 @@ impl FrameOptions {
     /// As [`FrameOptions::batch_from_slice`], plus [`ErrorKind::Io`].
     pub fn batch_from_reader<R: io::Read, T: DeserializeOwned + Schema>(
         &self,
-        mut reader: R,
+        reader: R,
     ) -> Result<FramedReaderRecords<R, T>> {
+        self.batch_from_reader_with(reader, typed::<T>)
+    }
+
+    /// [`FrameOptions::batch_from_reader`] with the records read by the
+    /// seed `seed_for` gives for the frame's header (which checks the schema).
+    pub(super) fn batch_from_reader_with<R: io::Read, T, K>(
+        &self,
+        mut reader: R,
+        seed_for: impl FnOnce(&FrameHeader) -> Result<K>,
+    ) -> Result<FramedReaderRecords<R, T, K>>
+    where
+        K: for<'de> RecordSeed<'de, Value = T>,
+    {
         let header = self.header_from_reader(&mut reader)?;
-        header.check_schema(schema::schema_of::<T>()?)?;
+        let seed = seed_for(&header)?;
         not_a_batch(&header)?;
         let source = PayloadSource::new(reader, &header);
-        Ok(FramedReaderRecords(StreamRecords::new(
+        Ok(FramedReaderRecords(StreamRecords::with_seed(
             source,
             self.options,
             FrameEnd { header },
+            seed,
         )))
     }
 
@@ -269,6 +308,13 @@ impl FrameOptions {
         header.take_schema(&area, schema_len)?;
         Ok(header)
     }
+}
+
+/// The seed of records read by `T`'s own `Deserialize`: the frame must
+/// be `T`'s.
+fn typed<T: Schema>(header: &FrameHeader) -> Result<Typed<T>> {
+    header.check_schema(schema::schema_of::<T>()?)?;
+    Ok(Typed::new())
 }
 
 /// Refuses a frame with the DIRECTORY flag to the batch readers: its one

@@ -3,7 +3,7 @@
 
 use std::io;
 
-use serde::de::DeserializeOwned;
+use crate::de::{RecordSeed, Typed};
 
 use super::{FrameHeader, TRAILER_LEN, Trailer, read_up_to, truncated};
 use crate::error::{Error, ErrorKind, Result};
@@ -152,9 +152,13 @@ pub(crate) fn framed_records<R: io::Read, T, K>(
 
 /// Reads the records of a framed batch from an [`io::Read`]; see
 /// [`FrameOptions::batch_from_reader`](super::FrameOptions::batch_from_reader).
-pub struct FramedReaderRecords<R, T>(pub(super) StreamRecords<PayloadSource<R>, T, FrameEnd>);
+/// `K` says how each record is read: by `T`'s `Deserialize`, or through
+/// a resolution of another version's schema ([`Evolve`](super::Evolve)).
+pub struct FramedReaderRecords<R, T, K = Typed<T>>(
+    pub(super) StreamRecords<PayloadSource<R>, T, FrameEnd, K>,
+);
 
-impl<R: io::Read, T: DeserializeOwned> FramedReaderRecords<R, T> {
+impl<R: io::Read, T, K: for<'de> RecordSeed<'de, Value = T>> FramedReaderRecords<R, T, K> {
     /// The frame's header.
     pub fn header(&self) -> &FrameHeader {
         &self.0.end().header
@@ -166,7 +170,9 @@ impl<R: io::Read, T: DeserializeOwned> FramedReaderRecords<R, T> {
     }
 }
 
-impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
+impl<R: io::Read, T, K: for<'de> RecordSeed<'de, Value = T>> Iterator
+    for FramedReaderRecords<R, T, K>
+{
     type Item = Result<T>;
 
     #[inline]
@@ -175,7 +181,7 @@ impl<R: io::Read, T: DeserializeOwned> Iterator for FramedReaderRecords<R, T> {
     }
 }
 
-impl<R, T> std::fmt::Debug for FramedReaderRecords<R, T> {
+impl<R, T, K> std::fmt::Debug for FramedReaderRecords<R, T, K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt_as("FramedReaderRecords", f)
     }

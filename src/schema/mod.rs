@@ -34,6 +34,7 @@
 mod bounded;
 mod cache;
 mod describe;
+mod evolve;
 pub(crate) mod guard;
 mod impls;
 pub mod model;
@@ -44,6 +45,8 @@ mod trace;
 pub use crate::fingerprint::Fingerprint;
 pub use cache::{fingerprint_of, schema_of};
 pub use describe::{Describer, MAX_DESCRIBE_DEPTH, Schema};
+pub(crate) use evolve::resolution;
+pub use evolve::{Difference, Report, STORE_EXTENSION, Store, Verdict, check, check_texts};
 #[cfg(feature = "ndarray")]
 pub use impls::arrays::{NdarrayField, describe_ndarray};
 pub use model::Model;

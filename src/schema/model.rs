@@ -173,6 +173,9 @@ pub struct Variant {
     /// The other names serde accepts for it (`#[serde(alias)]`); not part
     /// of the text, like [`Field::aliases`].
     pub aliases: Vec<String>,
+    /// Whether serde reads every unknown variant as this one
+    /// (`#[serde(other)]`); not part of the text either.
+    pub other: bool,
 }
 
 impl Variant {
@@ -182,12 +185,20 @@ impl Variant {
             name: name.into(),
             shape,
             aliases: Vec::new(),
+            other: false,
         }
     }
 
     /// The variant with these aliases.
     pub fn with_aliases(mut self, aliases: &[&str]) -> Variant {
         self.aliases = aliases.iter().map(|a| (*a).to_owned()).collect();
+        self
+    }
+
+    /// The variant with `other` set: the one serde reads unknown
+    /// variants as.
+    pub fn with_other(mut self, other: bool) -> Variant {
+        self.other = other;
         self
     }
 }

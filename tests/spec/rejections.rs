@@ -175,6 +175,7 @@ fn reading_of(v: &serde_json::Value) -> String {
         "schema-text" => "schema text".to_string(),
         "take" => format!("take {ty}"),
         "file" => format!("file of {ty}"),
+        "evolve" => "frame of another version".to_string(),
         "fetch" => format!(
             "fetch {} as {}",
             v["index"].as_u64().expect("index"),
@@ -344,7 +345,11 @@ fn every_vector_of_the_catalogue_is_refused_as_stated() {
     for v in &vectors {
         assert!(names.insert(&v.name), "{} appears twice", v.name);
         let bytes = hex(&v.hex);
-        let errors = if v.ty == "schema" {
+        let errors = if v.ty == "frame of another version" {
+            // Read by the writer's and the reader's schema texts, which the
+            // catalogue does not show: `tests/evolution` reads these.
+            continue;
+        } else if v.ty == "schema" {
             // Read by a schema text, which the catalogue does not show:
             // `vectors_values.rs` reads these from their file.
             continue;
