@@ -23,6 +23,9 @@ use super::Rng;
 pub struct Log {
     pub address: [u8; 4],
     pub identity: String,
+    /// A default, so that records of a version without it read
+    /// (`benches/evolve.rs`).
+    #[serde(default)]
     pub userid: String,
     pub date: String,
     pub request: String,

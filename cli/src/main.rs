@@ -6,6 +6,7 @@
 
 mod arrays;
 mod cat;
+mod compat;
 mod files;
 mod from_json;
 mod inspect;
@@ -102,6 +103,19 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         record: u64,
     },
+    /// Whether a reader of schema NEW reads what a writer of schema OLD
+    /// wrote: every difference, the rule that allows or refuses it
+    /// (spec chapter 12), and a verdict. Each of OLD and NEW is a schema
+    /// text file or a Kiln file (its frames' embedded texts). Exit code 0
+    /// when compatible, 1 when a difference is refused. The text does not
+    /// say which fields have a default: a new field that is not an option
+    /// is "conditional", allowed if the reader's type gives it one.
+    Compat {
+        /// The writer's schema: a schema text file or a Kiln file.
+        old: PathBuf,
+        /// The reader's schema: a schema text file or a Kiln file.
+        new: PathBuf,
+    },
     /// JSON values from stdin (one or many, whitespace between) to Kiln
     /// bytes on stdout: a bare record per value, or one frame with --frame.
     FromJson {
@@ -163,6 +177,7 @@ fn main() -> ExitCode {
             record,
         } => arrays::extract(&file, &array, &output, record),
         Command::FromJson { schema, frame } => from_json::run(&schema, frame),
+        Command::Compat { old, new } => compat::run(&old, &new),
     };
     match result {
         Ok(code) => code,

@@ -587,3 +587,63 @@ fn arrays_of_a_shard_are_listed_by_name_and_extracted() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).lines().count(), 3);
 }
+
+#[test]
+fn compat_reports_each_difference_and_exits_by_the_verdict() {
+    let dir = scratch("compat");
+    let old = dir.join("old.txt");
+    std::fs::write(
+        &old,
+        "root Job\nstruct Job { id: u32, name: str, owner: str }\n",
+    )
+    .unwrap();
+    let new = dir.join("new.txt");
+    std::fs::write(
+        &new,
+        "root Job\nstruct Job { id: u64, name: str, retries: u8, tag: option<str> }\n",
+    )
+    .unwrap();
+    let o = kiln(&["compat", path(&old), path(&new)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "writer 0f767b972f1858a2 -> reader d71952d19db03699\n\
+         allowed     int-widened            Job.id: u32 -> u64\n\
+         allowed     field-removed          Job.owner: str -> -\n\
+         conditional field-added            Job.retries: - -> u8\n\
+         allowed     field-added-option     Job.tag: - -> option<str>\n\
+         compatible\n"
+    );
+
+    // Narrowing is refused: exit code 1, the rule on its line.
+    let narrow = dir.join("narrow.txt");
+    std::fs::write(&narrow, "root Job\nstruct Job { id: i16, name: str }\n").unwrap();
+    let o = kiln(&["compat", path(&old), path(&narrow)]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(
+        text.contains("refused     number-narrowed        Job.id: u32 -> i16\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("incompatible\n"), "{text}");
+
+    // A Kiln file as the writer's side: its embedded text.
+    let golden_points = golden("frame-batch-points-crc-schema.kiln");
+    let wide = dir.join("wide.txt");
+    std::fs::write(
+        &wide,
+        "root Point\nstruct Point { x: i64, y: f64, z: option<i32> }\n",
+    )
+    .unwrap();
+    let o = kiln(&["compat", path(&golden_points), path(&wide)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("allowed     int-to-float           Point.y: i32 -> f64\n"));
+
+    // A text that is not canonical names its file.
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "root  Job\n").unwrap();
+    let o = kiln(&["compat", path(&bad), path(&new)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("bad.txt"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("code: schema-text"), "{}", stderr(&o));
+}

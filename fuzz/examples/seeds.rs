@@ -180,6 +180,64 @@ fn main() {
             write(&schema_text, name, text.as_bytes());
         }
     }
+    // Evolution: older versions of the evolve target's reader, and every
+    // text of spec/vectors/evolution.json with its frame's record.
+    let evolve = corpus.join("evolve");
+    let input = |text: &str, payload: &[u8]| {
+        let mut input = (text.len() as u16).to_le_bytes().to_vec();
+        input.extend_from_slice(text.as_bytes());
+        input.extend_from_slice(payload);
+        input
+    };
+    let older = kiln_fuzz::evolve::Older {
+        id: 7,
+        name: "seven".into(),
+        dropped: vec![(true, 'x'), (false, 'é')],
+        score: 0.5,
+        kind: kiln_fuzz::evolve::OlderKind::Gone("g".into()),
+        items: vec![kiln_fuzz::evolve::OlderItem { v: -1 }],
+        meta: [("k".to_string(), 3)].into_iter().collect(),
+    };
+    let older_text = kiln::schema::schema_of::<kiln_fuzz::evolve::Older>()
+        .expect("schema")
+        .text()
+        .expect("text")
+        .to_owned();
+    write(
+        &evolve,
+        "older",
+        &input(&older_text, &kiln::to_vec(&older).unwrap()),
+    );
+    let reader_text = kiln::schema::schema_of::<kiln_fuzz::evolve::Reader>()
+        .expect("schema")
+        .text()
+        .expect("text")
+        .to_owned();
+    let reader = kiln_fuzz::evolve::Reader {
+        id: 1,
+        name: "r".into(),
+        tags: vec!["t".into()],
+        score: None,
+        kind: kiln_fuzz::evolve::Kind::C { x: 1.0 },
+        items: vec![kiln_fuzz::evolve::Item { v: 2, w: Some(3) }],
+        meta: Default::default(),
+    };
+    write(
+        &evolve,
+        "reader",
+        &input(&reader_text, &kiln::to_vec(&reader).unwrap()),
+    );
+    let file = fs::read_to_string(spec.join("vectors/evolution.json")).expect("evolution vectors");
+    let json: serde_json::Value = serde_json::from_str(&file).expect("evolution vectors JSON");
+    for v in json["vectors"].as_array().expect("vectors") {
+        let name = v["name"].as_str().expect("name");
+        let text = v["writer"].as_str().expect("writer");
+        let frame = hex_decode(v["hex"].as_str().expect("hex")).expect("hex");
+        let header = kiln::frame::FrameHeader::parse(&frame).expect("a frame");
+        let payload = &frame[header.payload_offset as usize..];
+        write(&evolve, name, &input(text, payload));
+    }
+
     // Values: every vector of spec/vectors/values.json, as the value
     // target's input (text length, text, record).
     let value = corpus.join("value");

@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 mod rich;
 pub use rich::*;
 
+pub mod evolve;
+pub use evolve::check_evolve;
+
 // ---------------------------------------------------------------------------
 // The checks, one per target
 // ---------------------------------------------------------------------------

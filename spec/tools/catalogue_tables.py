@@ -165,6 +165,7 @@ TEXT={
 'kiln-evolution-tuple-shorter':'a tuple of three read as a tuple of two',
 'kiln-evolution-lie-dropped-bool':'a dropped `bool` field whose byte is 02: skipped values are checked',
 'kiln-evolution-lie-string-count':'a string count that runs past the payload',
+'kiln-evolution-lie-dropped-block-count':'a dropped `seq<u16>` whose count claims one element more than the payload holds: the error is at that element, as in 3.19',
 }
 
 

@@ -170,6 +170,8 @@ pair!(map_of_structs {
 // ----- bytes that lie -----
 pair!(lie_bool { pub struct Rec { pub flag: bool, pub n: u8 } }
     => { pub struct Rec { pub n: u8 } });
+pair!(lie_block { pub struct Rec { pub a: u8, pub v: Vec<u16> } }
+    => { pub struct Rec { pub a: u8 } });
 pair!(lie_count { pub struct Rec { pub a: u8, pub s: String, pub n: u8 } }
     => { pub struct Rec { pub s: String, pub n: u8 } });
 
@@ -668,4 +670,23 @@ pub fn all(m: &mut Matrix) {
     let at = framed.len() - 9;
     framed[at + 1..at + 5].copy_from_slice(&[0xff, 0xff, 0, 0]);
     m.hostile::<lie_count::r::Rec>("lie-string-count", framed, "unexpected-end", at as u64 + 5);
+    // A dropped block whose count claims one element more than is there:
+    // the error is at the element that cannot be read whole, from a slice
+    // as from a stream, as the plain reader's is.
+    let mut framed = kiln::frame::FrameOptions::new()
+        .checksum(false)
+        .embed_schema(true)
+        .to_vec(&lie_block::w::Rec {
+            a: 1,
+            v: vec![1, 2, 3],
+        })
+        .unwrap();
+    let at = framed.len() - 10;
+    framed[at] = 4;
+    m.hostile::<lie_block::r::Rec>(
+        "lie-dropped-block-count",
+        framed,
+        "unexpected-end",
+        at as u64 + 4 + 6,
+    );
 }

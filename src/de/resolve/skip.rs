@@ -36,11 +36,14 @@ pub(super) fn skip_value<'de, R: Read<'de>, const D: bool>(
         }
         Skip::Block(size) => {
             let count = de.raw_count()?;
-            if de.read_ref().remaining().is_some() {
-                // A slice: one read (the count was checked against it).
-                let len = u64::from(count) * u64::from(*size);
+            let len = u64::from(count) * u64::from(*size);
+            if de.read_ref().remaining().is_some_and(|r| r >= len) {
+                // A slice that holds the whole block: one read.
                 de.read_some(len as usize, "a skipped block")?;
             } else {
+                // Element by element, so that a block cut short fails at
+                // the element that cannot be read whole, as the plain
+                // reader's does (spec 3), from a slice and a stream alike.
                 for _ in 0..count {
                     de.read_some(*size as usize, "a skipped block")?;
                 }
