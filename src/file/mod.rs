@@ -30,7 +30,9 @@ mod write;
 
 pub use layout::FRAME_ALIGN;
 pub use mapped::{FrameInfo, KilnFile, NamedArray};
-pub use read::{FrameAt, Reader, Records, Values, read_frames, records, records_with, values};
+pub use read::{
+    EvolvedRecords, FrameAt, Reader, Records, Values, read_frames, records, records_with, values,
+};
 pub use write::FileWriter;
 
 use std::path::Path;

@@ -7,9 +7,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::layout::{self, Indexed, Span};
-use crate::de::{Deserializer, RecordSeed, Typed};
+use crate::de::{Deserializer, Evolved, RecordSeed, Typed};
 use crate::error::{Error, ErrorKind, Result};
-use crate::frame::{FrameHeader, FrameOptions, HEADER_LEN};
+use crate::frame::{Evolve, FrameHeader, FrameOptions, HEADER_LEN};
 use crate::options::Options;
 use crate::read::SliceRead;
 use crate::records::SliceRecords;
@@ -33,6 +33,21 @@ impl<'de, T: Deserialize<'de> + Schema> FrameSeed<'de> for TypedFrames<T> {
     fn for_frame(&mut self, header: &FrameHeader) -> Result<Typed<T>> {
         header.check_schema(schema::schema_of::<T>()?)?;
         Ok(Typed::new())
+    }
+}
+
+/// Records read as `T` from frames of `T`'s schema or of another version's
+/// (`spec/12-evolution.md`), each frame by its own fingerprint.
+pub(crate) struct EvolvedFrames<T> {
+    evolve: Evolve,
+    marker: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<'de, T: Deserialize<'de> + Schema> FrameSeed<'de> for EvolvedFrames<T> {
+    type Seed = Evolved<T>;
+
+    fn for_frame(&mut self, header: &FrameHeader) -> Result<Evolved<T>> {
+        self.evolve.seed_for::<T>(header)
     }
 }
 
@@ -345,6 +360,78 @@ pub fn records_with<'de, T: Deserialize<'de> + Schema>(
         options,
         TypedFrames(std::marker::PhantomData),
     ))
+}
+
+/// The records of a file held in memory read as `T`, whichever version of
+/// `T` wrote each frame; see [`Evolve::file_records`].
+pub struct EvolvedRecords<'de, T: Deserialize<'de> + Schema>(FileRecords<'de, EvolvedFrames<T>>);
+
+impl<'de, T: Deserialize<'de> + Schema> EvolvedRecords<'de, T> {
+    /// Records read so far.
+    pub fn index(&self) -> u64 {
+        self.0.index()
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Schema> Iterator for EvolvedRecords<'de, T> {
+    type Item = Result<T>;
+
+    fn next(&mut self) -> Option<Result<T>> {
+        self.0.next()
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Schema> std::fmt::Debug for EvolvedRecords<'de, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EvolvedRecords")
+            .field("index", &self.0.index)
+            .field("good", &self.0.good)
+            .finish()
+    }
+}
+
+impl Evolve {
+    /// Reads every record of the file `bytes` as `T`, frame after frame,
+    /// as [`records`] does, except that a frame another version of `T`
+    /// wrote is read through the resolution of its schema text (embedded,
+    /// or from the [`schema_store`](Evolve::schema_store)) onto `T`'s: a
+    /// file appended to by one release after another reads whole. A
+    /// [`KilnFile`](super::KilnFile)'s records: `evolve.file_records(file.bytes())`.
+    ///
+    /// ```
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Serialize, kiln::Schema)]
+    /// #[serde(rename = "Event")]
+    /// struct EventV1 { id: u32 }
+    ///
+    /// #[derive(Serialize, Deserialize, kiln::Schema, Debug, PartialEq)]
+    /// struct Event { id: u64, #[serde(default)] note: String }
+    ///
+    /// let opts = kiln::frame::FrameOptions::new().embed_schema(true);
+    /// // Last release appended a frame, this one another.
+    /// let mut bytes = opts.batch_to_vec(&[EventV1 { id: 1 }])?;
+    /// bytes.resize(bytes.len().next_multiple_of(64), 0);
+    /// bytes.extend(opts.batch_to_vec(&[Event { id: 2, note: "new".into() }])?);
+    ///
+    /// let events: Vec<Event> = opts.evolve().file_records(&bytes).collect::<kiln::Result<_>>()?;
+    /// assert_eq!(events[0], Event { id: 1, note: String::new() });
+    /// assert_eq!(events[1], Event { id: 2, note: "new".into() });
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    pub fn file_records<'de, T: Deserialize<'de> + Schema>(
+        &self,
+        bytes: &'de [u8],
+    ) -> EvolvedRecords<'de, T> {
+        EvolvedRecords(FileRecords::new(
+            bytes,
+            self.frame_options(),
+            EvolvedFrames {
+                evolve: self.clone(),
+                marker: std::marker::PhantomData,
+            },
+        ))
+    }
 }
 
 /// The records of a file held in memory, read without the Rust type as

@@ -93,7 +93,7 @@ impl Evolve {
     /// [`ErrorKind::WriterSchemaUnknown`] without the writer's text, and
     /// [`ErrorKind::SchemaIncompatible`] when no rule reads it as `T`;
     /// both at 16, before any value.
-    fn seed_for<T: Schema>(&self, header: &FrameHeader) -> Result<Evolved<T>> {
+    pub(crate) fn seed_for<T: Schema>(&self, header: &FrameHeader) -> Result<Evolved<T>> {
         let schema = schema::schema_of::<T>()?;
         if header.fingerprint == schema.fingerprint() {
             return Ok(Evolved::same());

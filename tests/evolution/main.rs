@@ -378,3 +378,66 @@ fn report_lists_every_difference_with_its_rule() {
     assert!(!report.is_compatible());
     assert_eq!(report.refusals().count(), 1);
 }
+
+/// A file appended to by two releases, each with its own version of the
+/// type, reads whole through `Evolve::file_records`; the plain reader stops
+/// at the first frame of the other version.
+#[test]
+fn a_file_appended_by_two_releases_reads_whole() {
+    #[derive(Serialize, kiln::Schema)]
+    #[serde(rename = "Event")]
+    struct EventV1 {
+        id: u32,
+        host: String,
+    }
+    #[derive(Serialize, serde::Deserialize, kiln::Schema, Debug, PartialEq)]
+    struct Event {
+        id: u64,
+        #[serde(default)]
+        tags: Vec<String>,
+    }
+    let dir = std::env::temp_dir().join(format!("kiln-evolve-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("events.kiln");
+    let _ = std::fs::remove_file(&path);
+    let mut w = kiln::file::FileWriter::<EventV1>::open(&path).unwrap();
+    for id in 0..3 {
+        w.push(&EventV1 {
+            id,
+            host: "a".into(),
+        })
+        .unwrap();
+    }
+    w.close().unwrap();
+    let mut w = kiln::file::FileWriter::<Event>::open(&path).unwrap();
+    w.push(&Event {
+        id: 3,
+        tags: vec!["x".into()],
+    })
+    .unwrap();
+    w.close().unwrap();
+
+    let bytes = std::fs::read(&path).unwrap();
+    let plain = kiln::file::records::<Event>(&bytes)
+        .next()
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        (plain.kind().code(), plain.offset()),
+        ("schema-mismatch", Some(16))
+    );
+    let events: Vec<Event> = FrameOptions::new()
+        .evolve()
+        .file_records(&bytes)
+        .collect::<kiln::Result<_>>()
+        .unwrap();
+    let expected: Vec<Event> = (0..3)
+        .map(|id| Event { id, tags: vec![] })
+        .chain([Event {
+            id: 3,
+            tags: vec!["x".into()],
+        }])
+        .collect();
+    assert_eq!(events, expected);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
