@@ -389,15 +389,14 @@ pub enum ErrorKind {
     /// `spec/12-evolution.md` allows. Found when the resolution is
     /// planned, before the first value; the offset is the header's
     /// fingerprint.
-    #[error(
-        "schema incompatible: the writer's {writer} cannot be read as the reader's {reader} at {path}: {reason}"
-    )]
+    #[error("schema incompatible at {path}: {reason} (writer: {writer}, reader: {reader})")]
     SchemaIncompatible {
         /// Where in the reader's type (`V2.retries`, `Shape::Circle.r`).
         path: String,
-        /// The writer's format there, as schema text.
+        /// The writer's format there, as schema text (`-` for none: a
+        /// field only the reader has).
         writer: String,
-        /// The reader's format there, as schema text.
+        /// The reader's format there, as schema text (`-` for none).
         reader: String,
         /// Why no rule allows it.
         reason: String,

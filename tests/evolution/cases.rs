@@ -656,7 +656,13 @@ pub fn all(m: &mut Matrix) {
         .unwrap();
     let at = framed.len() - 2;
     framed[at] = 2;
-    m.hostile::<lie_bool::r::Rec>("lie-dropped-bool", framed, "invalid-bool", at as u64);
+    m.hostile::<lie_bool::r::Rec>(
+        "lie-dropped-bool",
+        framed,
+        "invalid-bool",
+        at as u64,
+        "Rec.flag",
+    );
     // A string count that runs past the payload.
     let mut framed = kiln::frame::FrameOptions::new()
         .checksum(false)
@@ -669,7 +675,13 @@ pub fn all(m: &mut Matrix) {
         .unwrap();
     let at = framed.len() - 9;
     framed[at + 1..at + 5].copy_from_slice(&[0xff, 0xff, 0, 0]);
-    m.hostile::<lie_count::r::Rec>("lie-string-count", framed, "unexpected-end", at as u64 + 5);
+    m.hostile::<lie_count::r::Rec>(
+        "lie-string-count",
+        framed,
+        "unexpected-end",
+        at as u64 + 5,
+        "Rec.s",
+    );
     // A dropped block whose count claims one element more than is there:
     // the error is at the element that cannot be read whole, from a slice
     // as from a stream, as the plain reader's is.
@@ -688,5 +700,6 @@ pub fn all(m: &mut Matrix) {
         framed,
         "unexpected-end",
         at as u64 + 4 + 6,
+        "Rec.v",
     );
 }

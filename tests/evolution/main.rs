@@ -263,7 +263,7 @@ impl Matrix {
     /// A case whose frame bytes are given (to make them lie about the
     /// writer's text): read with evolution, it must fail with `code` at
     /// `offset` in the frame.
-    pub fn hostile<R>(&mut self, name: &str, framed: Vec<u8>, code: &str, offset: u64)
+    pub fn hostile<R>(&mut self, name: &str, framed: Vec<u8>, code: &str, offset: u64, path: &str)
     where
         R: DeserializeOwned + Schema + Debug,
     {
@@ -272,9 +272,10 @@ impl Matrix {
             .evolve()
             .from_slice::<R>(&framed)
             .unwrap_err();
+        // The path names the reader's containers and the writer's fields.
         assert_eq!(
-            (e.kind().code(), e.offset()),
-            (code, Some(offset)),
+            (e.kind().code(), e.offset(), e.path().as_deref()),
+            (code, Some(offset), Some(path)),
             "{name}: {e}"
         );
         let e = FrameOptions::new()
@@ -282,8 +283,8 @@ impl Matrix {
             .from_reader::<_, R>(&framed[..])
             .unwrap_err();
         assert_eq!(
-            (e.kind().code(), e.offset()),
-            (code, Some(offset)),
+            (e.kind().code(), e.offset(), e.path().as_deref()),
+            (code, Some(offset), Some(path)),
             "{name}: {e}"
         );
         let header = kiln::frame::FrameHeader::parse(&framed).unwrap();
@@ -369,7 +370,7 @@ fn report_lists_every_difference_with_its_rule() {
             "allowed     float-widened          Job.state::Done: f32 -> f64",
             "conditional variant-removed        Job.state::Lost: Lost -> -",
             "allowed     variant-added          Job.state::Failed: - -> Failed",
-            "allowed     field-moved            Job: - -> -",
+            "allowed     field-moved            Job: id, name, state -> title, id, state",
             "allowed     field-added-default    Job.retries: - -> u8",
             "refused     field-added            Job.size: - -> u32",
             "incompatible",
@@ -440,4 +441,35 @@ fn a_file_appended_by_two_releases_reads_whole() {
         .collect();
     assert_eq!(events, expected);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A refusal names the place, the reason and both sides, with `-` for a
+/// side that has nothing there.
+#[test]
+fn a_refusal_says_where_and_why() {
+    #[derive(Serialize, kiln::Schema)]
+    #[serde(rename = "Job")]
+    struct JobV1 {
+        id: u32,
+    }
+    #[derive(serde::Deserialize, kiln::Schema, Debug)]
+    #[allow(dead_code)]
+    struct Job {
+        id: u32,
+        extra: String,
+    }
+    let bytes = FrameOptions::new()
+        .embed_schema(true)
+        .to_vec(&JobV1 { id: 1 })
+        .unwrap();
+    let e = FrameOptions::new()
+        .evolve()
+        .from_slice::<Job>(&bytes)
+        .unwrap_err();
+    assert_eq!(e.offset(), Some(16));
+    assert_eq!(
+        e.to_string(),
+        "schema incompatible at Job.extra: the writer has no field `extra` and the reader gives \
+         it no default (#[serde(default)]) and it is not an Option (writer: -, reader: str) at byte 16"
+    );
 }

@@ -46,19 +46,21 @@ pub(crate) enum Step {
     Seq(StepId),
     /// `[W; N]` to `seq<R>`: `N` elements, no count in the bytes.
     ArrayToSeq(StepId, u64),
-    /// A tuple (or tuple struct) of the same length, element by element.
+    /// A tuple of the same length, element by element.
     Tuple(Box<[StepId]>),
+    /// A tuple struct (the reader's name) of the same length.
+    TupleStruct(Arc<str>, Box<[StepId]>),
     /// `[W; N]` to `[R; N]`.
     Repeat(StepId, u64),
     /// `map<WK, WV>` to `map<RK, RV>`.
     Map(StepId, StepId),
     /// A reader newtype struct around the value (the writer's may be one
-    /// too, or the bare value: the bytes are the same).
-    Newtype(StepId),
+    /// too, or the bare value: the bytes are the same), by the reader's name.
+    Newtype(Arc<str>, StepId),
     /// A unit struct.
     UnitStruct,
-    /// A struct with named fields, in the writer's order.
-    Struct(Box<[FieldStep]>),
+    /// A struct with named fields (the reader's name), in the writer's order.
+    Struct(Arc<str>, Box<[FieldStep]>),
     /// An enum, by writer variant index.
     Enum(Arc<str>, Box<[VariantStep]>),
 }
@@ -265,6 +267,10 @@ impl<'de, R: Read<'de>, const D: bool> Resolver<'_, R, D> {
                 fixed(de, res, Items::Repeat(*elem), *n, visitor)
             }
             Step::Tuple(items) => fixed(de, res, Items::List(items), items.len() as u64, visitor),
+            Step::TupleStruct(name, items) => {
+                fixed(de, res, Items::List(items), items.len() as u64, visitor)
+                    .map_err(|e| detail::<D>(e, |e| in_container(e, name)))
+            }
             Step::Map(k, v) => {
                 let count = de.raw_count()?;
                 de.raw_nested(|de| {
@@ -279,28 +285,39 @@ impl<'de, R: Read<'de>, const D: bool> Resolver<'_, R, D> {
                     })
                 })
             }
-            Step::Newtype(inner) => de.raw_nested(|de| match res.step(*inner) {
-                Step::Same => visitor.visit_newtype_struct(&mut *de),
-                _ => visitor.visit_newtype_struct(Resolver {
-                    de,
-                    res,
-                    step: *inner,
-                }),
-            }),
-            Step::UnitStruct => visitor.visit_unit(),
-            Step::Struct(fields) => {
-                de.raw_nested(|de| visitor.visit_map(Fields::new(de, res, fields)))
-            }
-            Step::Enum(name, variants) => de.raw_nested(|de| {
-                visitor.visit_enum(Enum {
-                    de,
-                    res,
-                    name,
-                    variants,
+            Step::Newtype(name, inner) => de
+                .raw_nested(|de| match res.step(*inner) {
+                    Step::Same => visitor.visit_newtype_struct(&mut *de),
+                    _ => visitor.visit_newtype_struct(Resolver {
+                        de,
+                        res,
+                        step: *inner,
+                    }),
                 })
-            }),
+                .map_err(|e| detail::<D>(e, |e| in_container(e, name))),
+            Step::UnitStruct => visitor.visit_unit(),
+            Step::Struct(name, fields) => de
+                .raw_nested(|de| visitor.visit_map(Fields::new(de, res, fields)))
+                .map_err(|e| detail::<D>(e, |e| in_container(e, name))),
+            Step::Enum(name, variants) => de
+                .raw_nested(|de| {
+                    visitor.visit_enum(Enum {
+                        de,
+                        res,
+                        name,
+                        variants,
+                    })
+                })
+                .map_err(|e| detail::<D>(e, |e| in_container(e, name))),
         }
     }
+}
+
+/// Adds the reader's container name to the path of an error below it.
+#[cold]
+#[inline(never)]
+fn in_container(e: Error, name: &str) -> Error {
+    e.in_container(name.to_owned())
 }
 
 /// `visit_some` with the inner value's step.

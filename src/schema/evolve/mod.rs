@@ -70,8 +70,9 @@ pub fn check<Reader: Schema + ?Sized>(writer_text: &str) -> Result<Report> {
 
 /// [`check`] between two schema texts, for tools without the reader's Rust
 /// type (`kiln compat OLD NEW`). The text does not say which fields have
-/// a default, so a field new in the reader that is not an option is
-/// [`Verdict::Conditional`]: allowed if the reader's type gives it one.
+/// a default, which names are aliases, or which variant is
+/// `#[serde(other)]`: a field new in the reader that is not an option, and
+/// a writer variant the reader lacks, are [`Verdict::Conditional`].
 ///
 /// # Errors
 /// [`ErrorKind::SchemaText`] when either text is not canonical text.
@@ -84,6 +85,15 @@ pub fn check_texts(writer_text: &str, reader_text: &str) -> Result<Report> {
             Fingerprint::of_text(writer_text),
             Fingerprint::of_text(reader_text),
         ))
+}
+
+/// A side of a difference in an error message: `-` for none.
+fn side(format: &str) -> String {
+    if format.is_empty() {
+        "-".to_owned()
+    } else {
+        format.to_owned()
+    }
 }
 
 fn no_model(reader: &Canonical) -> Error {
@@ -125,8 +135,8 @@ pub(crate) fn resolution(writer_text: &str, reader: &'static Canonical) -> Resul
         return Err(Error::at(
             ErrorKind::SchemaIncompatible {
                 path: refused.path.clone(),
-                writer: refused.writer.clone(),
-                reader: refused.reader.clone(),
+                writer: side(&refused.writer),
+                reader: side(&refused.reader),
                 reason: planned.reasons[0].clone(),
             },
             at,

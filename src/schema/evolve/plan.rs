@@ -274,7 +274,7 @@ impl<'m> Planner<'m> {
             {
                 self.renamed(wn, rn, path);
                 let inner = self.resolve(wi, ri, path)?;
-                return Some(self.push(Step::Newtype(inner)));
+                return Some(self.push(Step::Newtype(rn.as_str().into(), inner)));
             }
             self.note(
                 path,
@@ -284,7 +284,7 @@ impl<'m> Planner<'m> {
                 text_of(r),
             );
             let inner = self.resolve(w, ri, path)?;
-            return Some(self.push(Step::Newtype(inner)));
+            return Some(self.push(Step::Newtype(rn.as_str().into(), inner)));
         }
         if let F::Named(wn) = w
             && let Some(Container::Struct(Shape::Newtype(wi))) = self.container_w(wn)
@@ -440,9 +440,13 @@ impl<'m> Planner<'m> {
                 (Shape::Tuple(a), Shape::Tuple(b)) if a.len() == b.len() => {
                     let ws: Vec<_> = a.iter().collect();
                     let rs: Vec<_> = b.iter().collect();
-                    self.items(&ws, &rs, path).map(Step::Tuple)
+                    let items = self.items(&ws, &rs, path);
+                    items.map(|items| Step::TupleStruct(rn.into(), items))
                 }
-                (Shape::Struct(a), Shape::Struct(b)) => self.fields(a, b, path).map(Step::Struct),
+                (Shape::Struct(a), Shape::Struct(b)) => {
+                    let fields = self.fields(a, b, path);
+                    fields.map(|fields| Step::Struct(rn.into(), fields))
+                }
                 _ => {
                     let why = format!("{} against {}", ws.describe(), rs.describe());
                     self.refuse(path, "shape-changed", w, r, why);
@@ -536,13 +540,22 @@ impl<'m> Planner<'m> {
             }
         }
         if moved {
-            self.note(
-                path,
-                "field-moved",
-                Verdict::Allowed,
-                String::new(),
-                String::new(),
-            );
+            // Both orders of the fields the two sides share.
+            let order = |names: Vec<&str>| names.join(", ");
+            let writer_order = ws
+                .iter()
+                .zip(&reader_of)
+                .filter(|(_, j)| j.is_some())
+                .map(|(wf, _)| wf.name.as_str())
+                .collect();
+            let reader_order = rs
+                .iter()
+                .zip(&taken)
+                .filter(|(_, t)| **t)
+                .map(|(rf, _)| rf.name.as_str())
+                .collect();
+            let (w, r) = (order(writer_order), order(reader_order));
+            self.note(path, "field-moved", Verdict::Allowed, w, r);
         }
         for (rf, taken) in rs.iter().zip(taken) {
             if taken {
