@@ -31,6 +31,7 @@
 //! # Ok::<(), kiln::Error>(())
 //! ```
 
+mod numbers;
 mod plan;
 mod report;
 mod store;
