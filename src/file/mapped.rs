@@ -237,6 +237,34 @@ impl KilnFile {
         values(self.bytes(), plan, self.options)
     }
 
+    /// The records from frame `frame` (an index into [`KilnFile::frames`])
+    /// to the end of the file, without the Rust type, as
+    /// [`KilnFile::values`] reads them: errors carry offsets in the file
+    /// and record indices counted from the file's first record. Past the
+    /// last frame, nothing.
+    ///
+    /// ```
+    /// let opts = kiln::frame::FrameOptions::new().embed_schema(true);
+    /// let mut bytes = opts.batch_to_vec(&[1u16, 2])?;
+    /// bytes.resize(bytes.len().next_multiple_of(64), 0); // frames start at multiples of 64
+    /// bytes.extend(opts.batch_to_vec(&[3u16])?);
+    /// let file = kiln::file::KilnFile::from_bytes(&bytes);
+    /// assert_eq!(file.frames().len(), 2);
+    /// assert_eq!(file.frames()[1].first_record, 2);
+    /// let mut rest = file.frame_values(1, None);
+    /// assert_eq!(rest.next().transpose()?, Some(kiln::value::Value::U16(3)));
+    /// assert_eq!(rest.index(), 3);
+    /// assert_eq!(rest.plan().map(|p| p.text()), Some("root u16\n"));
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    pub fn frame_values(&self, frame: usize, plan: Option<&Plan>) -> Values<'_> {
+        let values = values(self.bytes(), plan, self.options);
+        match self.frames.get(frame) {
+            Some(f) => values.starting_at(f.offset, f.first_record),
+            None => values.starting_at(self.bytes().len() as u64, self.record_count()),
+        }
+    }
+
     /// The frame holding record `record`, and the record's index in it.
     fn frame_of(&self, record: u64) -> Result<(&FrameInfo, u64)> {
         let i = self

@@ -154,4 +154,43 @@ impl FileOptions {
     pub fn open<T: Serialize + Schema>(&self, path: impl AsRef<Path>) -> Result<FileWriter<T>> {
         FileWriter::open_with(path.as_ref(), *self)
     }
+
+    /// Opens `path` for appending records without the Rust type:
+    /// [`Value`](crate::value::Value)s of `plan`'s schema, pushed with
+    /// [`FileWriter::push_value`]. The file's bytes are those the type
+    /// the plan describes would write.
+    ///
+    /// ```
+    /// use kiln::value::{Plan, Struct, Value};
+    ///
+    /// let plan = Plan::parse("root Point\nstruct Point { x: i32, y: i32 }\n")?;
+    /// let dir = std::env::temp_dir().join(format!("kiln-doc-values-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("points.kiln");
+    /// # let _ = std::fs::remove_file(&path);
+    /// let mut w = kiln::file::FileOptions::new().open_values(&path, &plan)?;
+    /// let point = Value::Struct(Struct::new("Point", [("x", Value::I32(9)), ("y", Value::I32(-4))]));
+    /// w.push_value(&point)?;
+    /// let bad = Value::Struct(Struct::new("Point", [("x", Value::I32(9))]));
+    /// assert_eq!(w.push_value(&bad).unwrap_err().kind().code(), "value-mismatch");
+    /// w.close()?;
+    ///
+    /// #[derive(serde::Deserialize, kiln::Schema, Debug, PartialEq)]
+    /// struct Point { x: i32, y: i32 }
+    /// let file = kiln::file::KilnFile::read(&path)?;
+    /// let points: Vec<Point> = file.records().collect::<Result<_, _>>()?;
+    /// assert_eq!(points, [Point { x: 9, y: -4 }]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`FileOptions::open`], but for the type's schema errors.
+    pub fn open_values(
+        &self,
+        path: impl AsRef<Path>,
+        plan: &crate::value::Plan,
+    ) -> Result<FileWriter<crate::value::Value<'static>>> {
+        FileWriter::open_plan(path.as_ref(), *self, plan)
+    }
 }

@@ -57,15 +57,27 @@ pub(crate) struct PlanFrames {
     pub(crate) given: Option<Plan>,
     /// The last plan parsed from a frame, kept for the frames after it.
     last: Option<Plan>,
+    /// The plan of the frame being read.
+    current: Option<Plan>,
 }
 
 impl PlanFrames {
     pub(crate) fn new(given: Option<Plan>) -> Self {
-        PlanFrames { given, last: None }
+        PlanFrames {
+            given,
+            last: None,
+            current: None,
+        }
     }
 
     /// The plan of the frame with `header`.
     pub(crate) fn plan(&mut self, header: &FrameHeader) -> Result<Plan> {
+        let plan = self.find(header)?;
+        self.current = Some(plan.clone());
+        Ok(plan)
+    }
+
+    fn find(&mut self, header: &FrameHeader) -> Result<Plan> {
         for plan in [&self.given, &self.last].into_iter().flatten() {
             if plan.fingerprint() == header.fingerprint {
                 return Ok(plan.clone());
@@ -134,6 +146,16 @@ impl<'de, F: FrameSeed<'de>> FileRecords<'de, F> {
     /// Records read so far.
     pub(crate) fn index(&self) -> u64 {
         self.index
+    }
+
+    /// The same reader starting at the frame at `offset` (a frame of
+    /// `bytes`, found by its header), whose first record is record
+    /// `first_record` of the file.
+    pub(crate) fn starting_at(mut self, offset: u64, first_record: u64) -> Self {
+        self.good = offset;
+        self.index = first_record;
+        self.frame_first = first_record;
+        self
     }
 
     /// Opens the frame after the last complete one: `None` at the end.
@@ -437,6 +459,22 @@ impl Evolve {
 /// The records of a file held in memory, read without the Rust type as
 /// [`Value`]s; see [`values`].
 pub struct Values<'de>(FileRecords<'de, PlanFrames>);
+
+impl<'de> Values<'de> {
+    pub(crate) fn starting_at(self, offset: u64, first_record: u64) -> Self {
+        Values(self.0.starting_at(offset, first_record))
+    }
+
+    /// The schema the last record was read with: its frame's.
+    pub fn plan(&self) -> Option<&Plan> {
+        self.0.frames.current.as_ref()
+    }
+
+    /// Records read so far, counted across the file.
+    pub fn index(&self) -> u64 {
+        self.0.index
+    }
+}
 
 impl<'de> Iterator for Values<'de> {
     type Item = Result<Value<'de>>;

@@ -16,6 +16,7 @@ use crate::frame::{FLAG_INDEXED, HEADER_LEN, at, header_bytes};
 use crate::schema::guard::Guarded;
 use crate::schema::{self, Canonical, Schema};
 use crate::ser::Serializer;
+use crate::value::{Plan, Value, encode::Fit};
 
 /// Appends records of `T` to a Kiln file, frame after frame.
 ///
@@ -54,13 +55,13 @@ use crate::ser::Serializer;
 /// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct FileWriter<T: Serialize + Schema> {
+pub struct FileWriter<T> {
     file: File,
     path: PathBuf,
     /// Bytes in the file: where the next frame's padding starts.
     len: u64,
     options: FileOptions,
-    schema: &'static Canonical,
+    schema: WriterSchema,
     /// The next write: padding, header (count, length and checksum
     /// patched in when it is written) and the payload so far.
     buf: Vec<u8>,
@@ -78,7 +79,23 @@ pub struct FileWriter<T: Serialize + Schema> {
     marker: PhantomData<fn(&T)>,
 }
 
-impl<T: Serialize + Schema> std::fmt::Debug for FileWriter<T> {
+/// The schema a writer's frames carry: a Rust type's, or a plan's (for
+/// records written as [`Value`]s).
+enum WriterSchema {
+    Type(&'static Canonical),
+    Plan(Plan),
+}
+
+impl WriterSchema {
+    fn canonical(&self) -> &Canonical {
+        match self {
+            WriterSchema::Type(c) => c,
+            WriterSchema::Plan(p) => p.canonical(),
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for FileWriter<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FileWriter")
             .field("path", &self.path)
@@ -104,7 +121,48 @@ impl<T: Serialize + Schema> FileWriter<T> {
     }
 
     pub(super) fn open_with(path: &Path, options: FileOptions) -> Result<Self> {
-        let schema = schema::schema_of::<T>()?;
+        let schema = WriterSchema::Type(schema::schema_of::<T>()?);
+        Self::open_schema(path, options, schema)
+    }
+
+    /// Adds a record to the current frame, and writes the frame if it has
+    /// reached [`FileOptions::frame_bytes`].
+    ///
+    /// # Errors
+    /// The errors of [`crate::frame::to_vec`] for the record (with its
+    /// index since the writer was opened), which is then left out; an I/O
+    /// error writing a full frame, after which the frame stays in memory
+    /// for the next `flush`.
+    pub fn push(&mut self, record: &T) -> Result<()> {
+        self.push_serialize(record)
+    }
+}
+
+impl FileWriter<Value<'static>> {
+    pub(super) fn open_plan(path: &Path, options: FileOptions, plan: &Plan) -> Result<Self> {
+        Self::open_schema(path, options, WriterSchema::Plan(plan.clone()))
+    }
+
+    /// Adds a record given as a [`Value`] of the writer's plan, as
+    /// [`FileWriter::push`] adds a typed one.
+    ///
+    /// # Errors
+    /// [`ErrorKind::ValueMismatch`] with the path where the value does not
+    /// fit the plan; otherwise as [`FileWriter::push`].
+    pub fn push_value(&mut self, record: &Value<'_>) -> Result<()> {
+        let WriterSchema::Plan(plan) = &self.schema else {
+            unreachable!("a writer of values is opened with a plan")
+        };
+        // A clone of the plan's handle: the record borrows it while the
+        // writer's buffer is borrowed mutably.
+        let plan = plan.clone();
+        let fit = Fit::new(record, &plan).map_err(|e| e.in_record(self.pushed))?;
+        self.push_serialize(&fit)
+    }
+}
+
+impl<T> FileWriter<T> {
+    fn open_schema(path: &Path, options: FileOptions, schema: WriterSchema) -> Result<Self> {
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
@@ -138,29 +196,29 @@ impl<T: Serialize + Schema> FileWriter<T> {
         let pad = layout::next_frame_start(self.len) - self.len;
         self.buf.resize(pad as usize, 0);
         self.head = self.buf.len();
-        header_bytes(&mut self.buf, self.schema, self.options.frame.flags(), 0, 0)?;
+        header_bytes(
+            &mut self.buf,
+            self.schema.canonical(),
+            self.options.frame.flags(),
+            0,
+            0,
+        )?;
         self.origin = self.buf.len();
         self.count = 0;
         self.indexed = None;
         Ok(())
     }
 
-    /// Adds a record to the current frame, and writes the frame if it has
-    /// reached [`FileOptions::frame_bytes`].
-    ///
-    /// # Errors
-    /// The errors of [`crate::frame::to_vec`] for the record (with its
-    /// index since the writer was opened), which is then left out; an I/O
-    /// error writing a full frame, after which the frame stays in memory
-    /// for the next `flush`.
-    pub fn push(&mut self, record: &T) -> Result<()> {
+    /// Encodes one record into the current frame (see [`FileWriter::push`]).
+    fn push_serialize<S: Serialize + ?Sized>(&mut self, record: &S) -> Result<()> {
         let before = self.buf.len();
         if let Some(index) = &self.indexed {
             index.start_record(&mut self.buf, self.origin);
         }
         let start = self.buf.len();
         let written = {
-            let mut ser = Serializer::with_check(&mut self.buf, Guarded::new(self.schema));
+            let mut ser =
+                Serializer::with_check(&mut self.buf, Guarded::new(self.schema.canonical()));
             record.serialize(&mut ser).and_then(|()| {
                 let arrays = ser.array_count() > 0;
                 ser.finish().map(|()| arrays)
@@ -278,7 +336,7 @@ impl<T: Serialize + Schema> FileWriter<T> {
     }
 }
 
-impl<T: Serialize + Schema> Drop for FileWriter<T> {
+impl<T> Drop for FileWriter<T> {
     /// Writes the current frame. An error cannot be returned from here: it
     /// goes to [`FileOptions::on_drop_error`] (by default, printed on
     /// stderr). Call [`FileWriter::close`] to get it as a `Result`.

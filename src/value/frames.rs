@@ -89,6 +89,8 @@ pub(crate) fn plan_of(header: &FrameHeader, given: Option<&Plan>) -> Result<Plan
 pub struct FrameRecords<'a> {
     header: FrameHeader,
     plan: Plan,
+    /// The records the frame declares.
+    count: u64,
     inner: Inner<'a>,
 }
 
@@ -138,8 +140,12 @@ pub fn frame_records_with<'a>(
 ) -> Result<FrameRecords<'a>> {
     let decode_options = options.decode_options();
     let header = FrameHeader::parse_with(bytes, decode_options.schema_text_limit)?;
+    // An indexed frame is a file's (`kiln::file` reads it): its payload
+    // is not records back to back.
+    header.not_indexed()?;
     let plan = plan_of(&header, plan)?;
     let payload = header.payload(bytes)?;
+    let count = payload.record_count;
     let inner = if header.has_directory() {
         let record = if payload.record_count != 1 {
             Err(frame::not_one_record(payload.record_count))
@@ -162,11 +168,12 @@ pub fn frame_records_with<'a>(
     Ok(FrameRecords {
         header,
         plan,
+        count,
         inner,
     })
 }
 
-impl FrameRecords<'_> {
+impl<'a> FrameRecords<'a> {
     /// The frame's header.
     pub fn header(&self) -> &FrameHeader {
         &self.header
@@ -175,6 +182,37 @@ impl FrameRecords<'_> {
     /// The schema the records are read with.
     pub fn plan(&self) -> &Plan {
         &self.plan
+    }
+
+    /// The number of records the frame declares.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The frame's one record, as [`frame::from_slice`](crate::frame::from_slice)
+    /// reads a typed one.
+    ///
+    /// ```
+    /// let plan = kiln::value::Plan::parse("root u16\n")?;
+    /// let opts = kiln::frame::FrameOptions::new().embed_schema(true);
+    /// let bytes = opts.to_vec(&7u16)?;
+    /// let one = kiln::value::frame_records(&bytes, None)?.single()?;
+    /// assert_eq!(one, kiln::value::Value::U16(7));
+    /// let two = opts.batch_to_vec(&[1u16, 2])?;
+    /// let err = kiln::value::frame_records(&two, Some(&plan))?.single().unwrap_err();
+    /// assert_eq!((err.kind().code(), err.offset()), ("header-field", Some(24)));
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::HeaderField`](crate::ErrorKind::HeaderField) at the
+    /// record count when the frame holds other than one record; the
+    /// record's own errors.
+    pub fn single(mut self) -> Result<Value<'a>> {
+        if self.count != 1 {
+            return Err(frame::not_one_record(self.count));
+        }
+        self.next().unwrap_or_else(|| Err(frame::not_one_record(0)))
     }
 }
 

@@ -89,21 +89,8 @@ impl<'p> Seed<'p> {
         let Node::Num(d) = *self.node() else {
             return Err(self.fail(format!("the number {v}")));
         };
-        let out = match d {
-            Dtype::U8 => u8::try_from(v).ok().map(Value::U8),
-            Dtype::I8 => i8::try_from(v).ok().map(Value::I8),
-            Dtype::U16 => u16::try_from(v).ok().map(Value::U16),
-            Dtype::I16 => i16::try_from(v).ok().map(Value::I16),
-            Dtype::U32 => u32::try_from(v).ok().map(Value::U32),
-            Dtype::I32 => i32::try_from(v).ok().map(Value::I32),
-            Dtype::U64 => u64::try_from(v).ok().map(Value::U64),
-            Dtype::I64 => i64::try_from(v).ok().map(Value::I64),
-            Dtype::U128 => u128::try_from(v).ok().map(Value::U128),
-            Dtype::I128 => Some(Value::I128(v)),
-            // Integers read as floats when exact.
-            Dtype::F32 => Some(Value::F32(v as f32)).filter(|_| (v as f32) as i128 == v),
-            Dtype::F64 => Some(Value::F64(v as f64)).filter(|_| (v as f64) as i128 == v),
-        };
+        // Integers read as floats when exact.
+        let out = Value::from_int(d, v);
         out.ok_or_else(|| self.fail(format!("the number {v}")))
     }
 

@@ -29,7 +29,7 @@
 //! ```
 
 mod decode;
-mod encode;
+pub(crate) mod encode;
 mod frames;
 mod from_serde;
 mod json_out;
@@ -45,7 +45,7 @@ pub use frames::{
     frame_records_with,
 };
 pub use plan::Plan;
-pub use table::Table;
+pub use table::{Table, table};
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -296,6 +296,35 @@ pub(crate) fn number(dtype: Dtype, bytes: &[u8]) -> Value<'static> {
         };
     }
     crate::dtype::with_dtypes!(each)
+}
+
+impl Value<'static> {
+    /// The integer `v` as a number of `dtype`, when that type holds it
+    /// exactly (a float only when no rounding happens): how JSON and
+    /// Python integers become numbers of a schema.
+    ///
+    /// ```
+    /// use kiln::{Dtype, value::Value};
+    /// assert_eq!(Value::from_int(Dtype::U8, 255), Some(Value::U8(255)));
+    /// assert_eq!(Value::from_int(Dtype::U8, 256), None);
+    /// assert_eq!(Value::from_int(Dtype::F32, (1 << 24) + 1), None);
+    /// ```
+    pub fn from_int(dtype: Dtype, v: i128) -> Option<Value<'static>> {
+        match dtype {
+            Dtype::U8 => u8::try_from(v).ok().map(Value::U8),
+            Dtype::I8 => i8::try_from(v).ok().map(Value::I8),
+            Dtype::U16 => u16::try_from(v).ok().map(Value::U16),
+            Dtype::I16 => i16::try_from(v).ok().map(Value::I16),
+            Dtype::U32 => u32::try_from(v).ok().map(Value::U32),
+            Dtype::I32 => i32::try_from(v).ok().map(Value::I32),
+            Dtype::U64 => u64::try_from(v).ok().map(Value::U64),
+            Dtype::I64 => i64::try_from(v).ok().map(Value::I64),
+            Dtype::U128 => u128::try_from(v).ok().map(Value::U128),
+            Dtype::I128 => Some(Value::I128(v)),
+            Dtype::F32 => Some(Value::F32(v as f32)).filter(|_| (v as f32) as i128 == v),
+            Dtype::F64 => Some(Value::F64(v as f64)).filter(|_| (v as f64) as i128 == v),
+        }
+    }
 }
 
 impl<'a> Value<'a> {

@@ -190,6 +190,23 @@ impl Plan {
         &self.0.nodes[id as usize]
     }
 
+    /// The size of every record, when the root is a record of fixed size
+    /// made of numbers and bools (and tuples, `[T; N]` and structs of
+    /// them): then records back to back read as a [`Table`](super::Table)
+    /// ([`super::table`]).
+    ///
+    /// ```
+    /// let plan = kiln::value::Plan::parse("root Point\nstruct Point { x: i32, y: i32 }\n")?;
+    /// assert_eq!(plan.record_size(), Some(8));
+    /// assert_eq!(kiln::value::Plan::parse("root str\n")?.record_size(), None);
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    pub fn record_size(&self) -> Option<usize> {
+        fixed(&self.0.nodes, self.0.root, &mut Vec::new())
+            .map(|(size, _)| size)
+            .filter(|&size| size > 0)
+    }
+
     pub(crate) fn root(&self) -> NodeId {
         self.0.root
     }

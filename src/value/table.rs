@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use super::plan::{Node, NodeId, Plan};
 use super::{Value, decode};
+use crate::error::Result;
 use crate::read::SliceRead;
 
 /// A `seq<T>` whose element `T` is a record of fixed size made of numbers
@@ -102,6 +103,49 @@ impl std::fmt::Debug for Table<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
+}
+
+/// Reads `bytes`, records of `plan`'s root back to back (a batch's
+/// payload), as one [`Table`] when the root is a record of fixed size
+/// ([`Plan::record_size`]); `None` when it is not. What a numpy
+/// structured array views: no work per record but checking each bool.
+///
+/// ```
+/// let plan = kiln::value::Plan::parse("root Point\nstruct Point { x: i32, y: i32 }\n")?;
+/// let bytes = [9, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff, 1, 0, 0, 0, 2, 0, 0, 0];
+/// let table = kiln::value::table(&bytes, &plan)?.expect("Point has a fixed size");
+/// assert_eq!(table.len(), 2);
+/// assert_eq!(table.get(1).unwrap().get("y"), Some(&kiln::value::Value::I32(2)));
+/// let err = kiln::value::table(&bytes[..12], &plan).unwrap_err();
+/// assert_eq!((err.kind().code(), err.offset(), err.record()), ("unexpected-end", Some(12), Some(1)));
+/// # Ok::<(), kiln::Error>(())
+/// ```
+///
+/// # Errors
+/// The first record's error, as reading records one by one reports it
+/// (with the record's index, at its offset in `bytes`): a bool that is
+/// not `00` or `01`, or a last record cut short.
+pub fn table<'a>(bytes: &'a [u8], plan: &Plan) -> Result<Option<Table<'a>>> {
+    let Some(size) = plan.record_size() else {
+        return Ok(None);
+    };
+    let root = plan.root();
+    if !bytes.len().is_multiple_of(size) || !bools_valid(plan, root, bytes, size) {
+        // Read record by record, for the first error and its offset.
+        for (i, start) in (0..bytes.len()).step_by(size).enumerate() {
+            let record = &bytes[start..(start + size).min(bytes.len())];
+            super::from_slice(record, plan)
+                .map_err(|e| e.shifted(start as u64).in_record(i as u64))?;
+        }
+    }
+    let len = bytes.len() / size;
+    Ok(Some(Table::new(
+        plan,
+        root,
+        size,
+        len,
+        Cow::Borrowed(bytes),
+    )))
 }
 
 /// Whether every bool of every record in `bytes` is `00` or `01`.

@@ -336,3 +336,27 @@ fn map_keys_of_every_kind_print_one_way() {
         value::from_deserializer(&mut serde_json::Deserializer::from_str(expected), &plan).unwrap();
     assert_eq!(value::to_vec(&back, &plan).unwrap(), bytes);
 }
+
+/// The typeless frame reader refuses an indexed frame (a file's) as the
+/// typed batch reader does, rather than reading its payload as records
+/// back to back (vector `kiln-frame-indexed-to-batch-reader`).
+#[test]
+fn frame_records_refuse_an_indexed_frame() {
+    let vectors: serde_json::Value =
+        serde_json::from_str(include_str!("../../spec/vectors/frame.json")).unwrap();
+    let v = vectors["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "kiln-frame-indexed-to-batch-reader")
+        .unwrap();
+    let bytes = crate::common::hex(v["hex"].as_str().unwrap());
+    let plan = kiln::value::Plan::parse("root Point\nstruct Point { x: i32, y: i32 }\n").unwrap();
+    let err = kiln::value::frame_records(&bytes, Some(&plan))
+        .err()
+        .unwrap();
+    assert_eq!(
+        (err.kind().code(), err.offset()),
+        (v["error"].as_str().unwrap(), v["offset"].as_u64())
+    );
+}
