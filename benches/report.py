@@ -445,6 +445,17 @@ def svg(results, when):
     return "\n".join(s) + "\n"
 
 
+PYTHON_HEADING = """
+## From Python
+
+The Python package (`python/`) against the formats Python programs use, in one
+process on the same data, on this machine: `python3 benches/python/bench.py`
+(best of 15 runs per figure). Kiln's rows read through the Rust decoder; the
+others are msgpack's C extension, orjson, json, pickle, fastavro and safetensors.
+
+"""
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--criterion-dir", default=os.path.join(target_dir(), "criterion"))
@@ -454,6 +465,9 @@ def main():
                         help="time per operation to report (min: fastest sample)")
     parser.add_argument("--release-criterion-dir", default=None,
                         help="criterion results of the same benches under cargo's default release profile")
+    parser.add_argument("--python", default=None,
+                        help="the output of benches/python/bench.py, added as the section "
+                             "'From Python'")
     parser.add_argument("--readme-table", action="store_true",
                         help="print the README's summary table instead of writing docs/")
     args = parser.parse_args()
@@ -482,6 +496,9 @@ def main():
             release_others = load_others(args.release_criterion_dir, args.stat)
         f.write(markdown(results, sizes, args.stat, when, load_others(args.criterion_dir, args.stat),
                          release, release_others))
+        if args.python:
+            with open(args.python) as py:
+                f.write(PYTHON_HEADING + py.read())
     chart = svg(results, when)
     svg_path = os.path.join(args.out_dir, "benchmarks.svg")
     if chart:

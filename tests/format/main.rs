@@ -17,6 +17,7 @@ mod fixed_access;
 mod frame;
 mod frame_arrays;
 mod properties;
+mod python_written;
 mod records;
 mod roundtrip;
 mod schema;

@@ -93,6 +93,7 @@ where
         serde_json::to_string(&v).unwrap(),
         "{name}: printed while read"
     );
+    export(name, &framed, &serde_json::to_string(&v).unwrap());
     match serde_json::to_value(&value) {
         Ok(expected) => {
             let got = serde_json::to_value(&v).unwrap();
@@ -130,6 +131,25 @@ where
         );
         tally.traced_equal += 1;
     }
+}
+
+/// Where the zoo leaves each frame and its JSON, for the Python package's
+/// tests to read (`python/tests/test_zoo.py`).
+pub fn zoo_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("zoo")
+}
+
+/// Writes `NAME.kiln` (the frame, schema embedded) and `NAME.json` (its
+/// JSON by `spec/10-values.md`) to [`zoo_dir`].
+fn export(name: &str, framed: &[u8], json: &str) {
+    let dir = zoo_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let file: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    std::fs::write(dir.join(format!("{file}.kiln")), framed).unwrap();
+    std::fs::write(dir.join(format!("{file}.json")), json).unwrap();
 }
 
 /// Like [`check`], for types that borrow from the frame.
