@@ -1,6 +1,7 @@
 """Type stubs of the kiln package (the extension module kiln._kiln)."""
 
 import os
+import pathlib
 from types import TracebackType
 from typing import Any, Iterator, Optional, Union, overload
 
@@ -44,7 +45,7 @@ def encode(obj: Any, schema: str) -> bytes:
 def fingerprint(schema: str) -> str:
     """The schema's fingerprint, 16 hex digits."""
 
-def open(source: Union[_Path, bytes], schema: Optional[str] = None, *, mmap: bool = True) -> File:
+def open(source: Union[_Path, _Bytes], schema: Optional[str] = None, *, mmap: bool = True) -> File:
     """A Kiln file for reading: a path (memory-mapped unless ``mmap`` is
     false) or bytes."""
 
@@ -55,7 +56,7 @@ class File:
     def schema(self) -> Optional[str]:
         """The schema text records are read by."""
     @property
-    def path(self) -> Optional[str]: ...
+    def path(self) -> Optional[pathlib.Path]: ...
     @property
     def frames(self) -> list[dict[str, Any]]:
         """Each complete frame: offset, records, first_record, fingerprint,

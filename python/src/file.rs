@@ -80,6 +80,11 @@ pub(crate) fn open(
     let given = schema.map(|t| schemas::get(py, t)).transpose()?;
     let (file, path) = if let Ok(b) = source.cast::<PyBytes>() {
         (KilnFile::from_bytes(b.as_bytes()), None)
+    } else if let Ok(b) = source.cast::<pyo3::types::PyByteArray>() {
+        (KilnFile::from_bytes(&b.to_vec()), None)
+    } else if source.is_instance_of::<pyo3::types::PyMemoryView>() {
+        let b = source.call_method0("tobytes")?;
+        (KilnFile::from_bytes(b.cast::<PyBytes>()?.as_bytes()), None)
     } else if let Ok(path) = source.extract::<PathBuf>() {
         let file = if mmap {
             // SAFETY: the contract of KilnFile::map, passed on to the
@@ -274,8 +279,17 @@ impl File {
     /// The shaped array ``name`` (its field path, such as ``'image'`` or
     /// ``'layers[3].weights'``) of record ``record``, as a read-only numpy
     /// view of the file, without reading the rest of the record.
-    fn array<'py>(&self, py: Python<'py>, record: u64, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    fn array<'py>(&self, py: Python<'py>, record: i64, name: &str) -> PyResult<Bound<'py, PyAny>> {
         let file = self.file()?;
+        // Negative indices count from the end, as for f[i].
+        let count = file.record_count();
+        let record = if record < 0 {
+            count.checked_sub(record.unsigned_abs()).ok_or_else(|| {
+                PyIndexError::new_err(format!("record {record} of a file of {count} records"))
+            })?
+        } else {
+            record as u64
+        };
         let arrays = file.record_arrays(record).or_raise(py)?;
         let Some(found) = arrays.iter().find(|a| a.name.as_deref() == Some(name)) else {
             let names: Vec<_> = arrays.iter().filter_map(|a| a.name.clone()).collect();
@@ -297,8 +311,8 @@ impl File {
         let np_dtype = numpy::dtype_fn(py)?.call1((numpy::code(dtype),))?;
         let shape: Vec<u64> = info.shape().to_vec();
         let count = data.len() / dtype.size();
-        numpy::array(py, Some(&source), data, &np_dtype, count)?
-            .call_method1("reshape", (pyo3::types::PyTuple::new(py, shape)?,))
+        let flat = numpy::array(py, Some(&source), data, &np_dtype, count)?;
+        crate::to_py::reshape(py, &flat, &shape)
     }
 
     /// Lets go of the file. Arrays already taken from it stay valid: they
@@ -399,28 +413,39 @@ impl Reader {
             bytes: self.file.bytes(),
         };
         let want = take.min(info.record_count.saturating_sub(skip));
-        for k in 0..skip.saturating_add(want) {
+        let total = skip.saturating_add(want);
+        if total == 0 {
+            return Ok(());
+        }
+        let Some(first) = values.next() else {
+            return Ok(());
+        };
+        let first = first.or_raise(py)?;
+        // The frame's schema: known before reading, or the one kiln read
+        // the first record by.
+        let compiled = match compiled {
+            Some(c) => c,
+            None => match values.plan() {
+                Some(p) => schemas::of_plan(py, p),
+                None => return Ok(()),
+            },
+        };
+        let conv = ToPy {
+            py,
+            shapes: &compiled.shapes,
+            source: Some(source),
+        };
+        let root = compiled.shapes.root;
+        if skip == 0 {
+            out.push(conv.value(root, &first)?);
+        }
+        drop(first);
+        for k in 1..total {
             let Some(v) = values.next() else { break };
             let v = v.or_raise(py)?;
-            if k < skip {
-                continue;
+            if k >= skip {
+                out.push(conv.value(root, &v)?);
             }
-            let compiled = match &compiled {
-                Some(c) => c.clone(),
-                None => match values.plan() {
-                    Some(p) => schemas::of_plan(py, p),
-                    None => continue,
-                },
-            };
-            let conv = ToPy {
-                py,
-                shapes: &compiled.shapes,
-                source: Some(Source {
-                    owner: source.owner.clone(),
-                    bytes: source.bytes,
-                }),
-            };
-            out.push(conv.value(compiled.shapes.root, &v)?);
         }
         Ok(())
     }
@@ -578,6 +603,8 @@ impl Records {
 pub(crate) struct Writer {
     inner: Option<FileWriter<Value<'static>>>,
     compiled: Arc<Compiled>,
+    /// Records written, kept after `close`.
+    pushed: u64,
 }
 
 impl Writer {
@@ -591,7 +618,7 @@ impl Writer {
 #[pymethods]
 impl Writer {
     #[new]
-    #[pyo3(signature = (path, schema, *, checksum=true, embed_schema=true, frame_bytes=1<<20, truncate_torn_tail=false))]
+    #[pyo3(signature = (path, schema, *, checksum=true, embed_schema=true, frame_bytes=1048576, truncate_torn_tail=false))]
     fn new(
         py: Python<'_>,
         path: PathBuf,
@@ -614,6 +641,7 @@ impl Writer {
         Ok(Writer {
             inner: Some(inner),
             compiled,
+            pushed: 0,
         })
     }
 
@@ -623,12 +651,12 @@ impl Writer {
     fn write(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<()> {
         let compiled = self.compiled.clone();
         let inner = self.inner()?;
-        let value = crate::from_py::FromPy {
-            shapes: &compiled.shapes,
-        }
-        .value(compiled.shapes.root, obj)
-        .map_err(|e| e.into_py(py, Some(inner.pushed())))?;
-        inner.push_value(&value).or_raise(py)
+        let value = crate::from_py::FromPy::new(&compiled.shapes)
+            .value(compiled.shapes.root, obj)
+            .map_err(|e| e.into_py(py, Some(inner.pushed())))?;
+        inner.push_value(&value).or_raise(py)?;
+        self.pushed = inner.pushed();
+        Ok(())
     }
 
     /// Writes the records so far as complete frames.
@@ -652,7 +680,7 @@ impl Writer {
     /// Records written since the writer was opened.
     #[getter]
     fn pushed(&self) -> u64 {
-        self.inner.as_ref().map_or(0, FileWriter::pushed)
+        self.pushed
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {

@@ -33,6 +33,8 @@ pub(crate) enum Fail {
         found: String,
         path: Vec<Step>,
     },
+    /// It is nested deeper than a reader would read (the path so far).
+    Depth(Vec<Step>),
     /// Looking at it raised.
     Python(PyErr),
 }
@@ -48,13 +50,13 @@ impl Fail {
     /// mismatch of the whole container has no path, as in kiln).
     fn inside(self, step: Step) -> Fail {
         match &self {
-            Fail::Mismatch { path, .. } if !path.is_empty() => self.at(step),
+            Fail::Mismatch { path, .. } | Fail::Depth(path) if !path.is_empty() => self.at(step),
             _ => self,
         }
     }
 
     fn at(mut self, step: Step) -> Fail {
-        if let Fail::Mismatch { path, .. } = &mut self {
+        if let Fail::Mismatch { path, .. } | Fail::Depth(path) = &mut self {
             path.push(step);
         }
         self
@@ -65,6 +67,17 @@ impl Fail {
     pub(crate) fn into_py(self, py: Python<'_>, record: Option<u64>) -> PyErr {
         match self {
             Fail::Python(e) => e,
+            Fail::Depth(path) => {
+                let limit = kiln::options::DEFAULT_MAX_DEPTH;
+                let path = render(&path);
+                let message = format!(
+                    "nesting too deep: the limit is {limit} levels{}",
+                    path.as_deref()
+                        .map(|p| format!(" in {p}"))
+                        .unwrap_or_default()
+                );
+                crate::error::raise(py, message, "depth-limit", None, record, path)
+            }
             Fail::Mismatch {
                 expected,
                 found,
@@ -113,6 +126,18 @@ type Made = Result<Value<'static>, Fail>;
 /// One conversion under a schema.
 pub(crate) struct FromPy<'s> {
     pub(crate) shapes: &'s Shapes,
+    /// Levels entered so far: a Python object nested deeper than the
+    /// readers' limit is refused before it can exhaust the stack.
+    pub(crate) depth: std::cell::Cell<u32>,
+}
+
+impl<'s> FromPy<'s> {
+    pub(crate) fn new(shapes: &'s Shapes) -> FromPy<'s> {
+        FromPy {
+            shapes,
+            depth: std::cell::Cell::new(0),
+        }
+    }
 }
 
 impl FromPy<'_> {
@@ -126,6 +151,17 @@ impl FromPy<'_> {
 
     /// The value of node `id` that `obj` stands for.
     pub(crate) fn value(&self, id: Id, obj: &Bound<'_, PyAny>) -> Made {
+        let depth = self.depth.get();
+        if depth >= kiln::options::DEFAULT_MAX_DEPTH {
+            return Err(Fail::Depth(Vec::new()));
+        }
+        self.depth.set(depth + 1);
+        let made = self.value_at(id, obj);
+        self.depth.set(depth);
+        made
+    }
+
+    fn value_at(&self, id: Id, obj: &Bound<'_, PyAny>) -> Made {
         match self.shapes.node(id) {
             Shape::Unit | Shape::UnitStruct(_) if obj.is_none() => Ok(Value::Unit),
             Shape::Bool => match obj.cast::<PyBool>() {
@@ -146,7 +182,11 @@ impl FromPy<'_> {
                 Err(_) => Err(self.mismatch(id, obj)),
             },
             Shape::Str => match obj.cast::<PyString>() {
-                Ok(s) => Ok(Value::Str(Cow::Owned(s.to_str()?.to_owned()))),
+                Ok(s) => match s.to_str() {
+                    Ok(s) => Ok(Value::Str(Cow::Owned(s.to_owned()))),
+                    // A lone surrogate: no UTF-8 form.
+                    Err(_) => Err(self.mismatch(id, obj)),
+                },
                 Err(_) => Err(self.mismatch(id, obj)),
             },
             Shape::Bytes => match bytes_of(obj)? {
@@ -162,14 +202,14 @@ impl FromPy<'_> {
             }
             Shape::Seq(elem) => self.seq(id, *elem, obj),
             Shape::Map { key, value, dict } => self.map(id, *key, *value, *dict, obj),
-            Shape::Tuple(ids) => self.tuple(id, ids, obj),
-            Shape::Repeat(item, n) => self.tuple(id, &vec![*item; *n], obj),
+            Shape::Tuple(ids) => self.tuple(id, ids.len(), |i| ids[i], obj),
+            Shape::Repeat(item, n) => self.tuple(id, *n, |_| *item, obj),
             Shape::Shaped(d) => self.shaped(id, *d, obj),
             Shape::Newtype(name, inner) => self
                 .value(*inner, obj)
                 .map_err(|e| e.inside(Step::Container(name.clone()))),
             Shape::TupleStruct(name, ids) => self
-                .tuple(id, ids, obj)
+                .tuple(id, ids.len(), |i| ids[i], obj)
                 .map_err(|e| e.inside(Step::Container(name.clone()))),
             Shape::Struct(f) => self
                 .fields(id, f, obj)
@@ -207,9 +247,8 @@ impl FromPy<'_> {
         let payload = || -> Result<Option<Value<'static>>, Fail> {
             Ok(match (&vs.payload, &payload) {
                 (Payload::Unit, None) => None,
-                (Payload::Unit, Some(p)) if p.is_none() => None,
                 (Payload::Newtype(inner), Some(p)) => Some(self.value(*inner, p)?),
-                (Payload::Tuple(ids), Some(p)) => Some(self.tuple(id, ids, p)?),
+                (Payload::Tuple(ids), Some(p)) => Some(self.tuple(id, ids.len(), |i| ids[i], p)?),
                 (Payload::Struct(f), Some(p)) => Some(Value::Struct(self.fields(id, f, p)?)),
                 (_, p) => {
                     return Err(Fail::Mismatch {
@@ -318,18 +357,29 @@ impl FromPy<'_> {
 
     /// A tuple, `[T; N]`, tuple struct or tuple variant: a tuple or list
     /// (or numpy array, or numpy record) of exactly its length.
-    fn tuple(&self, id: Id, ids: &[Id], obj: &Bound<'_, PyAny>) -> Made {
+    /// (`len` elements, element `i` of node `item(i)`; the length is
+    /// checked before anything is allocated.)
+    fn tuple(
+        &self,
+        id: Id,
+        len: usize,
+        item: impl Fn(usize) -> Id,
+        obj: &Bound<'_, PyAny>,
+    ) -> Made {
         let py = obj.py();
         let ok = obj.is_instance_of::<PyTuple>()
             || obj.is_instance_of::<PyList>()
             || obj.is_instance(numpy::ndarray(py)?)?
             || obj.is_instance(numpy::void(py)?)?;
-        if !ok || obj.len()? != ids.len() {
+        if !ok || obj.len()? != len {
             return Err(self.mismatch(id, obj));
         }
-        let mut items = Vec::with_capacity(ids.len());
-        for (i, (&item, x)) in ids.iter().zip(obj.try_iter()?).enumerate() {
-            items.push(self.value(item, &x?).map_err(|e| e.at(Step::Position(i)))?);
+        let mut items = Vec::with_capacity(len);
+        for (i, x) in obj.try_iter()?.enumerate() {
+            items.push(
+                self.value(item(i), &x?)
+                    .map_err(|e| e.at(Step::Position(i)))?,
+            );
         }
         Ok(Value::Tuple(items))
     }
@@ -371,6 +421,10 @@ impl FromPy<'_> {
                 });
             }
         } else if obj.is_instance(numpy::void(py)?)? {
+            let names = obj.getattr("dtype")?.getattr("names")?;
+            if names.is_none() || names.len()? != f.names.len() {
+                return Err(self.mismatch(id, obj));
+            }
             for (name, &fid) in f.names.iter().zip(f.ids.iter()) {
                 let x = obj.get_item(name.as_str()).map_err(|_| Fail::Mismatch {
                     expected: format!("the field {name}"),
@@ -390,11 +444,40 @@ impl FromPy<'_> {
 
     fn shaped(&self, id: Id, d: Dtype, obj: &Bound<'_, PyAny>) -> Made {
         let py = obj.py();
-        if !obj.is_instance(numpy::ndarray(py)?)? || matches!(d, Dtype::I128 | Dtype::U128) {
+        if !obj.is_instance(numpy::ndarray(py)?)? {
             return Err(self.mismatch(id, obj));
         }
         let shape: Vec<usize> = obj.getattr("shape")?.extract()?;
-        let data = numpy_bytes(self, id, d, obj)?;
+        let data = if matches!(d, Dtype::I128 | Dtype::U128) {
+            // numpy has no 128-bit integers: an array of Python ints (as
+            // reading gives), or of narrower integers.
+            let mut data = Vec::new();
+            let flat = obj.call_method0("ravel")?.call_method0("tolist")?;
+            for (i, x) in flat.try_iter()?.enumerate() {
+                let x = x?;
+                let v = if x.is_instance_of::<PyInt>() && !x.is_instance_of::<PyBool>() {
+                    match d {
+                        Dtype::I128 => x.extract::<i128>().ok().map(|v| v.to_le_bytes()),
+                        _ => x.extract::<u128>().ok().map(|v| v.to_le_bytes()),
+                    }
+                } else {
+                    None
+                };
+                match v {
+                    Some(bytes) => data.extend_from_slice(&bytes),
+                    None => {
+                        return Err(Fail::Mismatch {
+                            expected: d.name().into(),
+                            found: found(&x),
+                            path: vec![Step::Index(i)],
+                        });
+                    }
+                }
+            }
+            data
+        } else {
+            numpy_bytes(self, id, d, obj)?
+        };
         Ok(Value::Array(ArrayValue {
             dtype: d,
             shape,
@@ -403,8 +486,10 @@ impl FromPy<'_> {
     }
 }
 
-/// The little-endian bytes of a numpy array's elements as `d`, row-major;
-/// only casts numpy calls safe (no value can change) are made.
+/// The little-endian bytes of a numpy array's elements as `d`, row-major.
+/// Casts are those numpy calls safe (no value changes), and floats to a
+/// narrower float, rounded as a Python float is for an `f32` (a finite
+/// value too large for it is refused).
 fn numpy_bytes(
     conv: &FromPy<'_>,
     id: Id,
@@ -414,14 +499,39 @@ fn numpy_bytes(
     let py = arr.py();
     let np = py.import("numpy")?;
     let target = numpy::dtype_fn(py)?.call1((numpy::code(d),))?;
+    let from = arr.getattr("dtype")?;
     let safe: bool = np
         .getattr("can_cast")?
-        .call1((arr.getattr("dtype")?, &target, "safe"))?
+        .call1((&from, &target, "safe"))?
         .extract()?;
-    if !safe {
+    let float_to_float =
+        from.getattr("kind")?.extract::<String>()? == "f" && matches!(d, Dtype::F32 | Dtype::F64);
+    if !safe && !float_to_float {
         return Err(conv.mismatch(id, arr));
     }
-    let contiguous = np.getattr("ascontiguousarray")?.call1((arr, &target))?;
+    // Narrowing floats: overflow is checked below, not warned about.
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("over", "ignore")?;
+    let quiet = np.getattr("errstate")?.call((), Some(&kwargs))?;
+    quiet.call_method0("__enter__")?;
+    let cast = np.getattr("ascontiguousarray")?.call1((arr, &target));
+    quiet.call_method1("__exit__", (py.None(), py.None(), py.None()))?;
+    let contiguous = cast?;
+    if !safe {
+        // Rounding is allowed; turning a finite number into infinity is not.
+        let isfinite = np.getattr("isfinite")?;
+        let same: bool = np
+            .getattr("array_equal")?
+            .call1((isfinite.call1((arr,))?, isfinite.call1((&contiguous,))?))?
+            .extract()?;
+        if !same {
+            return Err(Fail::Mismatch {
+                expected: format!("numbers that fit {}", d.name()),
+                found: "a finite value too large for it".into(),
+                path: Vec::new(),
+            });
+        }
+    }
     let bytes = contiguous.call_method0("tobytes")?;
     Ok(bytes
         .cast::<PyBytes>()
@@ -514,7 +624,11 @@ fn found(obj: &Bound<'_, PyAny>) -> String {
     if let Ok(dtype) = obj.getattr("dtype")
         && let Ok(shape) = obj.getattr("shape")
     {
-        return format!("a numpy {ty} of {} with shape {}", dtype, shape);
+        if obj.getattr("ndim").and_then(|n| n.extract::<usize>()).ok() == Some(0) {
+            let repr = obj.str().map(|r| r.to_string()).unwrap_or_default();
+            return format!("the numpy {ty} {repr}");
+        }
+        return format!("a numpy array of {dtype} with shape {shape}");
     }
     match obj.len() {
         Ok(n) if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() => {

@@ -72,11 +72,9 @@ fn value_of(
     compiled: &schemas::Compiled,
     obj: &Bound<'_, PyAny>,
 ) -> PyResult<kiln::value::Value<'static>> {
-    from_py::FromPy {
-        shapes: &compiled.shapes,
-    }
-    .value(compiled.shapes.root, obj)
-    .map_err(|e| e.into_py(py, None))
+    from_py::FromPy::new(&compiled.shapes)
+        .value(compiled.shapes.root, obj)
+        .map_err(|e| e.into_py(py, None))
 }
 
 /// Reads the one record of a frame (``kiln.loads(data)``).
@@ -204,7 +202,12 @@ fn fingerprint(py: Python<'_>, schema: &str) -> PyResult<String> {
 
 #[pymodule]
 fn _kiln(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("Error", m.py().get_type::<error::Error>())?;
+    let error = m.py().get_type::<error::Error>();
+    // Class defaults, so that a kiln.Error made in Python has them too.
+    for name in ["code", "offset", "record", "path"] {
+        error.setattr(name, m.py().None())?;
+    }
+    m.add("Error", error)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(loads_batch, m)?)?;

@@ -53,6 +53,10 @@ pub(crate) struct Fields {
     /// The same names as Python strings: the dict keys.
     pub(crate) keys: Box<[Py<PyString>]>,
     pub(crate) ids: Box<[Id]>,
+    /// A dict of the keys (values None) that each record's dict is copied
+    /// from: a copy is made at its final size, where a new dict would grow
+    /// (and rehash) as its keys are set.
+    pub(crate) template: Py<PyDict>,
 }
 
 pub(crate) struct VariantShape {
@@ -324,14 +328,21 @@ impl<'m> Builder<'m, '_> {
 
     fn fields(&mut self, name: &str, fields: &'m [Field]) -> Arc<Fields> {
         let ids = fields.iter().map(|f| self.format(&f.format)).collect();
+        let keys: Box<[Py<PyString>]> = fields
+            .iter()
+            .map(|f| PyString::intern(self.py, &f.name).unbind())
+            .collect();
+        let template = PyDict::new(self.py);
+        for k in keys.iter() {
+            // Setting a str key to None in a new dict cannot fail.
+            let _ = template.set_item(k.bind(self.py), self.py.None());
+        }
         Arc::new(Fields {
             name: name.to_owned(),
             names: fields.iter().map(|f| f.name.clone()).collect(),
-            keys: fields
-                .iter()
-                .map(|f| PyString::intern(self.py, &f.name).unbind())
-                .collect(),
+            keys,
             ids,
+            template: template.unbind(),
         })
     }
 }

@@ -63,7 +63,7 @@ impl<'py> ToPy<'_, 'py, '_> {
                 self.tuple(std::iter::repeat(*item), items)
             }
             (Shape::Struct(f), Value::Struct(s)) => {
-                let out = PyDict::new(py);
+                let out = f.template.bind(py).copy()?;
                 for ((key, &fid), x) in f.keys.iter().zip(f.ids.iter()).zip(s.values()) {
                     out.set_item(key.bind(py), self.value(fid, x)?)?;
                 }
@@ -82,7 +82,7 @@ impl<'py> ToPy<'_, 'py, '_> {
                         self.tuple(ids.iter().copied(), items)?
                     }
                     (Payload::Struct(f), Some(Value::Struct(s))) => {
-                        let out = PyDict::new(py);
+                        let out = f.template.bind(py).copy()?;
                         for ((key, &fid), x) in f.keys.iter().zip(f.ids.iter()).zip(s.values()) {
                             out.set_item(key.bind(py), self.value(fid, x)?)?;
                         }
@@ -150,8 +150,28 @@ pub(crate) fn shaped<'py>(
             let dtype = numpy::dtype_fn(py)?.call1((numpy::code(a.dtype),))?;
             numpy::array(py, source, &a.data, &dtype, a.len())?
         };
-        flat.call_method1("reshape", (PyTuple::new(py, &a.shape)?,))
+        reshape(py, &flat, &a.shape)
     }
+}
+
+/// `flat` in `shape`; a shape numpy cannot hold (its dimensions other than
+/// zero multiply past numpy's index range) is a `kiln.Error`.
+pub(crate) fn reshape<'py, D: IntoPyObject<'py> + Copy + std::fmt::Debug>(
+    py: Python<'py>,
+    flat: &Bound<'py, PyAny>,
+    shape: &[D],
+) -> PyResult<Bound<'py, PyAny>> {
+    flat.call_method1("reshape", (PyTuple::new(py, shape.iter().copied())?,))
+        .map_err(|e| {
+            crate::error::raise(
+                py,
+                format!("numpy cannot hold an array of shape {shape:?}: {e}"),
+                "array-size-overflow",
+                None,
+                None,
+                None,
+            )
+        })
 }
 
 /// A block: a new numpy array of its elements (a list of ints for the

@@ -18,6 +18,7 @@ def write_points(path, n, frame_bytes=1 << 20):
         for i in range(n):
             w.write({"x": i, "y": -i})
         assert w.pushed == n
+    assert w.pushed == n
 
 
 @pytest.mark.parametrize("mmap", [True, False])
@@ -99,6 +100,7 @@ def test_array_views_over_the_mapping(tmp_path):
     np.testing.assert_array_equal(v, images[3])
     rec = f[2]
     assert rec["label"] == "s2" and rec["image"].shape == (3, 4, 4)
+    np.testing.assert_array_equal(f.array(-1, "image"), images[4])
     f.close()
     del f
     gc.collect()
@@ -141,6 +143,14 @@ def test_writer_refuses_a_record_that_does_not_fit_and_writes_the_rest(tmp_path)
     assert [r["x"] for r in kiln.open(path)] == [1, 3]
     with pytest.raises(ValueError):
         w.write({"x": 5, "y": 6})
+
+
+def test_open_takes_any_bytes_like_object(tmp_path):
+    path = tmp_path / "p.kiln"
+    write_points(path, 3)
+    data = path.read_bytes()
+    for source in [data, bytearray(data), memoryview(data)]:
+        assert kiln.open(source)[2] == {"x": 2, "y": -2}
 
 
 def test_load_reads_a_framed_record_from_a_path(tmp_path):

@@ -93,12 +93,21 @@ def test_numpy_inputs_are_taken_where_no_value_changes():
     seq = "root seq<f64>\n"
     out = kiln.decode(kiln.encode(np.array([1, 2], dtype=np.int32), seq), seq)
     assert out.dtype == np.float64 and out.tolist() == [1.0, 2.0]
+    # Floats narrow by rounding, as a Python float does for an f32 field;
+    # integers only where numpy calls the cast safe.
+    f32 = kiln.decode(kiln.encode(np.array([0.1, 2.0]), "root seq<f32>\n"), "root seq<f32>\n")
+    assert f32.dtype == np.float32 and f32.tolist() == [np.float32(0.1), 2.0]
     with pytest.raises(kiln.Error) as e:
-        kiln.encode(np.array([0.1]), "root seq<f32>\n")
-    assert e.value.code == "value-mismatch" and "float64" in str(e.value)
+        kiln.encode(np.array([1e300]), "root seq<f32>\n")
+    assert e.value.code == "value-mismatch" and "too large" in str(e.value)
     shaped = "root array<u8>\n"
-    with pytest.raises(kiln.Error):
-        kiln.encode(np.array([[300]], dtype=np.int64), shaped)
+    with pytest.raises(kiln.Error) as e:
+        kiln.encode(np.array([[3]], dtype=np.int64), shaped)
+    assert "a numpy array of int64 with shape (1, 1)" in str(e.value)
+    with pytest.raises(kiln.Error) as e:
+        kiln.encode({"x": np.uint64(2**40), "y": 0}, POINT)
+    assert "the numpy uint64 1099511627776" in str(e.value)
+    assert kiln.encode({"x": np.uint64(5), "y": np.int8(-4)}, POINT) == kiln.encode({"x": 5, "y": -4}, POINT)
     img = np.arange(24, dtype=np.uint8).reshape(2, 3, 4)[:, ::2]  # not contiguous
     back = kiln.decode(kiln.encode(img, shaped), shaped)
     np.testing.assert_array_equal(back, img)
@@ -106,6 +115,32 @@ def test_numpy_inputs_are_taken_where_no_value_changes():
     recs = np.array([(9, -4), (1, 2)], dtype=[("x", "<i4"), ("y", "<i4")])
     schema = "root seq<Point>\nstruct Point { x: i32, y: i32 }\n"
     assert kiln.encode(recs, schema) == kiln.encode([{"x": 9, "y": -4}, {"x": 1, "y": 2}], schema)
+    extra = np.array([(9, -4, 1)], dtype=[("x", "<i4"), ("y", "<i4"), ("z", "<i4")])
+    with pytest.raises(kiln.Error):
+        kiln.encode(extra, schema)
+    # 128-bit arrays: read as ints, written back from them.
+    big = "root array<u128>\n"
+    data = kiln.encode(np.array([[2**100, 1]], dtype=object), big)
+    back = kiln.decode(data, big)
+    assert back.shape == (1, 2) and back.tolist() == [[2**100, 1]]
+    assert kiln.encode(back, big) == data
+
+
+def test_fixed_lengths_are_checked_before_anything_is_allocated():
+    with pytest.raises(kiln.Error) as e:
+        kiln.encode({"v": [0]}, "root A\nstruct A { v: [u8; 4294967295] }\n")
+    assert e.value.path == "A.v" or e.value.path is None
+
+
+def test_strings_without_a_utf8_form_do_not_fit():
+    with pytest.raises(kiln.Error) as e:
+        kiln.encode({"text": "a\ud800"}, "root Message\nstruct Message { text: str }\n")
+    assert (e.value.code, e.value.path) == ("value-mismatch", "Message.text")
+
+
+def test_error_attributes_exist_on_the_class():
+    e = kiln.Error("made in Python")
+    assert (e.code, e.offset, e.record, e.path) == (None, None, None, None)
 
 
 @pytest.mark.parametrize(
@@ -130,6 +165,9 @@ def test_a_value_that_does_not_fit_names_its_path(obj, path, found):
 
 def test_enum_errors_name_the_variant():
     schema = "root seq<Shape>\nenum Shape { Empty, Circle(f32) }\n"
+    with pytest.raises(kiln.Error) as e:
+        kiln.encode([{"Empty": None}], schema)
+    assert e.value.path == "[0]::Empty"
     with pytest.raises(kiln.Error) as e:
         kiln.encode(["Empty", {"Square": 1}], schema)
     assert e.value.path == "[1]" and "Square" in str(e.value)
@@ -170,3 +208,25 @@ def test_no_input_crashes_the_interpreter():
     for blob in [b"", b"\x89KILN", bytes(100), bytes(rng.integers(0, 256, 4096, dtype=np.uint8))]:
         with pytest.raises(kiln.Error):
             kiln.loads(blob)
+
+
+def test_objects_nested_deeper_than_the_readers_limit_are_refused_not_a_crash():
+    schema = "root List\nenum List { Nil, Cons(i32, List) }\n"
+
+    def chain(n):
+        v = "Nil"
+        for i in range(n):
+            v = {"Cons": (i, v)}
+        return v
+
+    assert kiln.decode(kiln.encode(chain(40), schema), schema)["Cons"][0] == 39
+    for n in [200, 100_000]:
+        with pytest.raises(kiln.Error) as e:
+            kiln.encode(chain(n), schema)
+        assert e.value.code == "depth-limit"
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(kiln.Error) as e:
+        kiln.encode(deep, "root Tree\nstruct Tree(seq<Tree>)\n")
+    assert e.value.code == "depth-limit"
