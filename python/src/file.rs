@@ -14,6 +14,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PySlice};
 
+use crate::build::PyBuild;
 use crate::error::{self, OrRaise};
 use crate::numpy::{self, Source};
 use crate::schemas::{self, Compiled};
@@ -108,6 +109,11 @@ pub(crate) fn open(
     } else {
         return Err(PyTypeError::new_err("kiln.open takes a path or bytes"));
     };
+    // Where each complete frame starts and ends, header to trailer.
+    let spans: Vec<(usize, usize)> = kiln::file::read_frames(file.bytes())
+        .map_while(Result::ok)
+        .map(|f| (f.offset as usize, f.offset as usize + f.bytes.len()))
+        .collect();
     let file = Arc::new(file);
     let buffer = Py::new(py, Buffer { file: file.clone() })?;
     Ok(File {
@@ -115,6 +121,7 @@ pub(crate) fn open(
         buffer,
         given,
         path,
+        spans: Arc::new(spans),
     })
 }
 
@@ -126,6 +133,7 @@ pub(crate) struct File {
     buffer: Py<Buffer>,
     given: Option<Arc<Compiled>>,
     path: Option<PathBuf>,
+    spans: Arc<Vec<(usize, usize)>>,
 }
 
 impl File {
@@ -140,6 +148,7 @@ impl File {
             file: self.file()?.clone(),
             buffer: self.buffer.clone_ref(py),
             given: self.given.clone(),
+            spans: self.spans.clone(),
         })
     }
 }
@@ -356,6 +365,8 @@ struct Reader {
     file: Arc<KilnFile>,
     buffer: Py<Buffer>,
     given: Option<Arc<Compiled>>,
+    /// Each frame's bytes in the file.
+    spans: Arc<Vec<(usize, usize)>>,
 }
 
 impl Reader {
@@ -403,6 +414,13 @@ impl Reader {
     ) -> PyResult<()> {
         let info = &self.file.frames()[j];
         let compiled = self.compiled_for(py, &info.header)?;
+        if let Some(c) = &compiled
+            && let Some(&(start, end)) = self.spans.get(j)
+            && start as u64 == info.offset
+            && self.built(py, c, start, end, info.first_record, skip, take, out)?
+        {
+            return Ok(());
+        }
         let plan = compiled
             .as_ref()
             .map(|c| &c.plan)
@@ -448,6 +466,51 @@ impl Reader {
             }
         }
         Ok(())
+    }
+
+    /// Records of the batch frame at `start..end` built straight into
+    /// Python objects (no `Value` tree); `false` for a frame whose records
+    /// hold arrays, which the caller reads through values.
+    #[allow(clippy::too_many_arguments)]
+    fn built<'py>(
+        &self,
+        py: Python<'py>,
+        compiled: &Compiled,
+        start: usize,
+        end: usize,
+        first_record: u64,
+        skip: u64,
+        take: u64,
+        out: &mut Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<bool> {
+        let bytes = self.file.bytes();
+        let conv = ToPy {
+            py,
+            shapes: &compiled.shapes,
+            source: Some(Source {
+                owner: self.buffer.bind(py).clone().into_any(),
+                bytes,
+            }),
+        };
+        let builder = std::cell::RefCell::new(PyBuild::new(conv));
+        let at =
+            |e: kiln::Error| error::to_py(py, &e.shifted(start as u64).records_from(first_record));
+        let records =
+            kiln::value::build_frame(&bytes[start..end], &compiled.plan, &builder).map_err(at)?;
+        let Some(records) = records else {
+            return Ok(false);
+        };
+        let mut records = records;
+        for k in 0..skip.saturating_add(take) {
+            builder.borrow_mut().start();
+            let Some(r) = records.next() else { break };
+            let r = r.map_err(at)?;
+            let r = builder.borrow_mut().finish(r)?;
+            if k >= skip {
+                out.push(r);
+            }
+        }
+        Ok(true)
     }
 
     /// Records `lo..hi` (within the record count).

@@ -1,12 +1,15 @@
 //! `kiln._kiln`, the extension module of the `kiln` Python package.
 //!
-//! Reading goes through the Rust crate's own decoder (`kiln::value`): the
-//! bytes become a `Value` under the frame's schema, with every check and
-//! limit of the Rust readers, and the `Value` becomes Python objects by
-//! the mapping of `spec/10-values.md` (10.5) in `to_py`. Writing goes the
+//! Reading goes through the Rust crate's own decoder (`kiln::value`),
+//! with every check and limit of the Rust readers: records of batches and
+//! bare records are built straight into Python objects as the decoder
+//! walks them (`build`, through `kiln::value::Build`); a record with
+//! shaped arrays becomes a `Value` first. Both follow the mapping of
+//! `spec/10-values.md` (10.5) in `to_py`. Writing goes the
 //! other way through `from_py` and kiln's encoder. Errors are
 //! `kiln.Error` (`error`).
 
+mod build;
 mod error;
 mod file;
 mod from_py;
@@ -107,9 +110,33 @@ fn loads_batch<'py>(
     schema: Option<&str>,
 ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
     let owner = owned_bytes(py, data)?;
+    let out = pyo3::types::PyList::empty(py);
+    // A batch: straight into Python objects; a record with arrays: through
+    // its value. The schema: the caller's, else the frame's text (kiln's
+    // frame reader below says what is wrong when neither fits).
+    let header = kiln::frame::FrameHeader::parse(owner.as_bytes()).or_raise(py)?;
+    let compiled = match (schema, header.schema_text.as_deref()) {
+        (Some(t), _) => Some(schemas::get(py, t)?),
+        // An embedded text that does not parse: kiln's reader reports it
+        // at its offset in the frame.
+        (None, Some(t)) => schemas::get(py, t).ok(),
+        (None, None) => None,
+    };
+    if let Some(compiled) = compiled.filter(|c| c.plan.fingerprint() == header.fingerprint) {
+        let builder = std::cell::RefCell::new(build::PyBuild::new(reader(py, &compiled, &owner)));
+        if let Some(built) =
+            kiln::value::build_frame(owner.as_bytes(), &compiled.plan, &builder).or_raise(py)?
+        {
+            for r in built {
+                let r = r.or_raise(py)?;
+                out.append(builder.borrow_mut().finish(r)?)?;
+                builder.borrow_mut().start();
+            }
+            return Ok(out);
+        }
+    }
     let (records, compiled) = frame(py, &owner, schema)?;
     let conv = reader(py, &compiled, &owner);
-    let out = pyo3::types::PyList::empty(py);
     for value in records {
         out.append(conv.value(compiled.shapes.root, &value.or_raise(py)?)?)?;
     }
@@ -175,8 +202,9 @@ fn decode<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let owner = owned_bytes(py, data)?;
     let compiled = schemas::get(py, schema)?;
-    let value = kiln::value::from_slice(owner.as_bytes(), &compiled.plan).or_raise(py)?;
-    reader(py, &compiled, &owner).value(compiled.shapes.root, &value)
+    let mut b = build::PyBuild::new(reader(py, &compiled, &owner));
+    let out = kiln::value::build_slice(owner.as_bytes(), &compiled.plan, &mut b).or_raise(py)?;
+    b.finish(out)
 }
 
 /// Writes ``obj`` as a bare record of ``schema``, with no frame

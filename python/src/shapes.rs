@@ -63,6 +63,10 @@ pub(crate) struct VariantShape {
     pub(crate) name: String,
     pub(crate) key: Py<PyString>,
     pub(crate) payload: Payload,
+    /// The payload as a node of its own (the inner node of a newtype
+    /// variant, a tuple or struct node for the others): what a reader
+    /// reads after the variant's index.
+    pub(crate) node: Option<Id>,
 }
 
 pub(crate) enum Payload {
@@ -304,21 +308,33 @@ impl<'m> Builder<'m, '_> {
                 ModelShape::Struct(fields) => Shape::Struct(self.fields(name, fields)),
             },
             Some(Container::Enum(variants)) => {
-                let variants = variants
-                    .iter()
-                    .map(|v| VariantShape {
+                let mut out = Vec::with_capacity(variants.len());
+                for v in variants {
+                    let (payload, node) = match &v.shape {
+                        ModelShape::Unit => (Payload::Unit, None),
+                        ModelShape::Newtype(f) => {
+                            let inner = self.format(f);
+                            (Payload::Newtype(inner), Some(inner))
+                        }
+                        ModelShape::Tuple(items) => {
+                            let ids = self.formats(items);
+                            let node = self.push(Shape::Tuple(ids.clone()));
+                            (Payload::Tuple(ids), Some(node))
+                        }
+                        ModelShape::Struct(fields) => {
+                            let f = self.fields(&v.name, fields);
+                            let node = self.push(Shape::Struct(f.clone()));
+                            (Payload::Struct(f), Some(node))
+                        }
+                    };
+                    out.push(VariantShape {
                         name: v.name.clone(),
                         key: PyString::intern(self.py, &v.name).unbind(),
-                        payload: match &v.shape {
-                            ModelShape::Unit => Payload::Unit,
-                            ModelShape::Newtype(f) => Payload::Newtype(self.format(f)),
-                            ModelShape::Tuple(items) => Payload::Tuple(self.formats(items)),
-                            ModelShape::Struct(fields) => {
-                                Payload::Struct(self.fields(&v.name, fields))
-                            }
-                        },
-                    })
-                    .collect();
+                        payload,
+                        node,
+                    });
+                }
+                let variants = out.into_boxed_slice();
                 Shape::Enum(name.to_owned(), variants)
             }
         };

@@ -269,6 +269,23 @@ impl Error {
         self
     }
 
+    /// Moves the record index by `first`: for errors of a reader of one
+    /// frame whose first record is record `first` of a file.
+    ///
+    /// ```
+    /// let err = kiln::batch::from_slice::<bool>(&[1, 7]).find_map(Result::err).unwrap();
+    /// let err = err.records_from(10);
+    /// assert_eq!(err.record(), Some(11));
+    /// ```
+    #[cold]
+    #[must_use]
+    pub fn records_from(mut self, first: u64) -> Self {
+        if let Some(record) = self.0.record {
+            self.0.record = Some(record.saturating_add(first));
+        }
+        self
+    }
+
     #[cold]
     pub(crate) fn in_container(mut self, name: impl Into<Cow<'static, str>>) -> Self {
         self.0.path.push(Segment::Container(name.into()));

@@ -57,7 +57,7 @@ pub(crate) trait Sink<'de> {
     /// The compound value is complete.
     fn close(&mut self, acc: Self::Acc) -> Self::V;
     /// An enum variant with a payload is about to read it.
-    fn variant_open(&mut self, name: &Arc<str>);
+    fn variant_open(&mut self, name: &Arc<str>, index: u32);
     /// An enum variant, with its payload once read.
     fn variant(&mut self, name: &Arc<str>, index: u32, payload: Option<Self::V>) -> Self::V;
 }
@@ -151,7 +151,7 @@ impl<'de> Sink<'de> for Build {
         }
     }
 
-    fn variant_open(&mut self, _: &Arc<str>) {}
+    fn variant_open(&mut self, _: &Arc<str>, _: u32) {}
 
     fn variant(&mut self, name: &Arc<str>, index: u32, payload: Option<Value<'de>>) -> Value<'de> {
         Value::Variant(Box::new(Variant {
@@ -231,7 +231,7 @@ pub(crate) fn walk<'de, R: Read<'de>, S: Sink<'de>, const D: bool>(
                 let index = de.raw_variant(name, variants.len())?;
                 let variant = &variants[index as usize];
                 if !matches!(variant.shape, VariantShape::Unit) {
-                    sink.variant_open(&variant.name);
+                    sink.variant_open(&variant.name, index);
                 }
                 let payload = match &variant.shape {
                     VariantShape::Unit => None,

@@ -340,7 +340,7 @@ impl<'de> Sink<'de> for Writer<'_> {
         });
     }
 
-    fn variant_open(&mut self, name: &Arc<str>) {
+    fn variant_open(&mut self, name: &Arc<str>, _: u32) {
         self.out.push(b'{');
         escape_into(self.out, name);
         self.out.push(b':');

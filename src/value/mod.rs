@@ -28,6 +28,7 @@
 //! # Ok::<(), kiln::Error>(())
 //! ```
 
+mod build;
 mod decode;
 pub(crate) mod encode;
 mod frames;
@@ -38,6 +39,7 @@ mod plan;
 mod serialize;
 mod table;
 
+pub use build::{Build, Compound, build_frame, build_slice};
 pub(crate) use decode::Seed;
 pub(crate) use frames::plan_of;
 pub use frames::{

@@ -360,3 +360,119 @@ fn frame_records_refuse_an_indexed_frame() {
         (v["error"].as_str().unwrap(), v["offset"].as_u64())
     );
 }
+
+/// Builds `Value`s through the public `Build` trait: the same tree as
+/// `value::from_slice` builds, so that a builder sees every value.
+struct Rebuild;
+
+impl<'de> kiln::value::Build<'de> for Rebuild {
+    type Out = Value<'de>;
+    type Acc = (Option<(String, Vec<String>)>, u8, Vec<Value<'de>>);
+
+    fn leaf(&mut self, v: Value<'de>) -> Value<'de> {
+        v
+    }
+    fn str(&mut self, s: &str) -> Value<'de> {
+        Value::Str(s.to_owned().into())
+    }
+    fn none(&mut self) -> Value<'de> {
+        Value::Option(None)
+    }
+    fn some(&mut self, v: Value<'de>) -> Value<'de> {
+        Value::Option(Some(Box::new(v)))
+    }
+    fn open(&mut self, c: kiln::value::Compound<'_>, _: usize) -> Self::Acc {
+        use kiln::value::Compound;
+        match c {
+            Compound::Seq => (None, 0, Vec::new()),
+            Compound::Tuple => (None, 1, Vec::new()),
+            Compound::Map => (None, 2, Vec::new()),
+            Compound::Struct { name, fields } => (
+                Some((
+                    name.to_owned(),
+                    fields.iter().map(|f| f.to_string()).collect(),
+                )),
+                3,
+                Vec::new(),
+            ),
+        }
+    }
+    fn before(&mut self, _: &mut Self::Acc, _: usize) {}
+    fn push(&mut self, acc: &mut Self::Acc, v: Value<'de>) {
+        acc.2.push(v);
+    }
+    fn close(&mut self, acc: Self::Acc) -> Value<'de> {
+        match acc {
+            (_, 0, items) => Value::Seq(items),
+            (_, 1, items) => Value::Tuple(items),
+            (_, 2, items) => {
+                let mut it = items.into_iter();
+                let mut pairs = Vec::new();
+                while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                    pairs.push((k, v));
+                }
+                Value::Map(pairs)
+            }
+            (Some((name, fields)), _, items) => Value::Struct(kiln::value::Struct::new(
+                &name,
+                fields.into_iter().zip(items),
+            )),
+            (None, _, items) => Value::Tuple(items),
+        }
+    }
+    fn variant_open(&mut self, _: u32) {}
+    fn variant(&mut self, index: u32, name: &str, payload: Option<Value<'de>>) -> Value<'de> {
+        Value::Variant(Box::new(kiln::value::Variant {
+            name: name.into(),
+            index,
+            value: payload,
+        }))
+    }
+}
+
+#[test]
+fn a_builder_sees_what_the_value_reader_reads() {
+    let plan = kiln::value::Plan::of::<RichOwned>().unwrap();
+    let values = sample_values();
+    for v in &values {
+        let bytes = kiln::to_vec(v).unwrap();
+        let want = kiln::value::from_slice(&bytes, &plan).unwrap();
+        let got = kiln::value::build_slice(&bytes, &plan, &mut Rebuild).unwrap();
+        // Compared as Debug text: the samples hold NaNs.
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+        // And the same errors at the same offsets, for every cut.
+        for cut in [0, 1, bytes.len() / 2, bytes.len() - 1] {
+            let a = kiln::value::from_slice(&bytes[..cut], &plan).unwrap_err();
+            let b = kiln::value::build_slice(&bytes[..cut], &plan, &mut Rebuild).unwrap_err();
+            assert_eq!(
+                (a.kind().code(), a.offset(), a.path()),
+                (b.kind().code(), b.offset(), b.path())
+            );
+        }
+    }
+    // A batch frame: its records, and a damaged one's error.
+    let opts = kiln::frame::FrameOptions::new()
+        .embed_schema(true)
+        .checksum(true);
+    let frame = opts.batch_to_vec(&values).unwrap();
+    let builder = std::cell::RefCell::new(Rebuild);
+    let built: Vec<Value<'_>> = kiln::value::build_frame(&frame, &plan, &builder)
+        .unwrap()
+        .expect("a batch")
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let read: Vec<Value<'_>> = kiln::value::frame_records(&frame, None)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(format!("{built:?}"), format!("{read:?}"));
+    let mut damaged = frame.clone();
+    let last = damaged.len() - 1;
+    damaged[last] ^= 1;
+    let a = kiln::value::frame_records(&damaged, None).err().unwrap();
+    let b = kiln::value::build_frame(&damaged, &plan, &builder)
+        .err()
+        .unwrap();
+    assert_eq!((a.kind().code(), a.offset()), (b.kind().code(), b.offset()));
+    assert_eq!(a.kind().code(), "checksum-mismatch");
+}
