@@ -89,14 +89,17 @@ impl<'s, 'py, 'b> PyBuild<'s, 'py, 'b> {
 
     /// The node of the next value, through options and newtypes (which
     /// add nothing to the bytes of their inner value).
+    /// A schema can wrap a container in itself (`struct A(option<A>)`):
+    /// at most one step per node is taken.
     fn resolve(&self) -> Id {
         let mut id = self.current;
-        loop {
+        for _ in 0..self.conv.shapes.nodes.len() {
             match self.conv.shapes.node(id) {
                 Shape::Option(inner) | Shape::Newtype(_, inner) => id = *inner,
                 _ => return id,
             }
         }
+        id
     }
 
     fn broken(&mut self) -> Acc<'py> {

@@ -189,6 +189,17 @@ def test_reading_errors_carry_code_offset_and_path():
     assert e.value.code == "schema-mismatch"
 
 
+# Every reading path: one record (through a value), a batch and a file
+# (built straight into objects), a bare record.
+READERS = [
+    kiln.loads,
+    kiln.loads_batch,
+    lambda d: list(kiln.open(d)),
+    lambda d: kiln.open(d)[-1:],
+    lambda d: kiln.decode(d[128:], ALL),
+]
+
+
 def test_no_input_crashes_the_interpreter():
     rng = np.random.default_rng(7)
     good = kiln.dumps(sample(), ALL, checksum=False)
@@ -199,15 +210,28 @@ def test_no_input_crashes_the_interpreter():
             data[rng.integers(0, len(data))] = rng.integers(0, 256)
         if i % 7 == 0:
             data = data[: rng.integers(0, len(data))]
-        try:
-            kiln.loads(bytes(data))
-        except kiln.Error as e:
-            seen.add(e.code)
-            assert isinstance(e.offset, (int, type(None)))
+        for read in READERS:
+            try:
+                read(bytes(data))
+            except kiln.Error as e:
+                seen.add(e.code)
+                assert isinstance(e.offset, (int, type(None)))
     assert len(seen) >= 5, seen
     for blob in [b"", b"\x89KILN", bytes(100), bytes(rng.integers(0, 256, 4096, dtype=np.uint8))]:
         with pytest.raises(kiln.Error):
             kiln.loads(blob)
+    assert len(kiln.loads_batch(good)) == 1
+
+
+def test_schemas_that_wrap_themselves_read_without_hanging():
+    schema = "root A\nstruct A(option<A>)\n"
+    assert kiln.encode(None, schema) == b"\x00"
+    # Some(A(Some(A(None)))): None in Python, as nested options are.
+    assert kiln.decode(b"\x01\x01\x00", schema) is None
+    assert kiln.loads_batch(kiln.dumps(None, schema)) == [None]
+    with pytest.raises(kiln.Error) as e:
+        kiln.decode(b"\x01" * 1000 + b"\x00", schema)
+    assert e.value.code == "depth-limit"
 
 
 def test_objects_nested_deeper_than_the_readers_limit_are_refused_not_a_crash():
