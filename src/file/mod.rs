@@ -26,13 +26,15 @@
 mod layout;
 mod mapped;
 mod read;
+mod stream;
 mod write;
 
 pub use layout::FRAME_ALIGN;
 pub use mapped::{FrameInfo, KilnFile, NamedArray};
 pub use read::{
-    EvolvedRecords, FrameAt, Reader, Records, Values, read_frames, records, records_with, values,
+    EvolvedRecords, FrameAt, Records, Values, read_frames, records, records_with, values,
 };
+pub use stream::Reader;
 pub use write::FileWriter;
 
 use std::path::Path;
