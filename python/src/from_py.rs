@@ -13,7 +13,7 @@ use pyo3::types::{
 };
 
 use crate::numpy;
-use crate::shapes::{Fields, Id, Payload, Shape, Shapes, VariantShape, describe};
+use crate::shapes::{Fields, Id, Shape, Shapes, VariantShape, describe};
 
 /// A step of an error's path, outermost last (as kiln's errors keep it).
 pub(crate) enum Step {
@@ -245,11 +245,9 @@ impl FromPy<'_> {
         };
         let vs = &variants[index];
         let payload = || -> Result<Option<Value<'static>>, Fail> {
-            Ok(match (&vs.payload, &payload) {
-                (Payload::Unit, None) => None,
-                (Payload::Newtype(inner), Some(p)) => Some(self.value(*inner, p)?),
-                (Payload::Tuple(ids), Some(p)) => Some(self.tuple(id, ids.len(), |i| ids[i], p)?),
-                (Payload::Struct(f), Some(p)) => Some(Value::Struct(self.fields(id, f, p)?)),
+            Ok(match (vs.node, &payload) {
+                (None, None) => None,
+                (Some(node), Some(p)) => Some(self.value(node, p)?),
                 (_, p) => {
                     return Err(Fail::Mismatch {
                         expected: format!("the payload of {vname}"),

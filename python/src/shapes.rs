@@ -62,18 +62,10 @@ pub(crate) struct Fields {
 pub(crate) struct VariantShape {
     pub(crate) name: String,
     pub(crate) key: Py<PyString>,
-    pub(crate) payload: Payload,
     /// The payload as a node of its own (the inner node of a newtype
     /// variant, a tuple or struct node for the others): what a reader
-    /// reads after the variant's index.
+    /// reads after the variant's index; `None` for a unit variant.
     pub(crate) node: Option<Id>,
-}
-
-pub(crate) enum Payload {
-    Unit,
-    Newtype(Id),
-    Tuple(Box<[Id]>),
-    Struct(Arc<Fields>),
 }
 
 /// A compiled schema, and the numpy dtypes of its fixed-size records,
@@ -227,7 +219,7 @@ fn hashable(nodes: &[Shape], id: Id, visiting: &mut Vec<Id>) -> bool {
         Shape::Tuple(ids) | Shape::TupleStruct(_, ids) => {
             ids.iter().all(|&i| hashable(nodes, i, visiting))
         }
-        Shape::Enum(_, variants) => variants.iter().all(|v| matches!(v.payload, Payload::Unit)),
+        Shape::Enum(_, variants) => variants.iter().all(|v| v.node.is_none()),
         Shape::Seq(_) | Shape::Map { .. } | Shape::Shaped(_) | Shape::Struct(_) => false,
     };
     visiting.pop();
@@ -310,27 +302,21 @@ impl<'m> Builder<'m, '_> {
             Some(Container::Enum(variants)) => {
                 let mut out = Vec::with_capacity(variants.len());
                 for v in variants {
-                    let (payload, node) = match &v.shape {
-                        ModelShape::Unit => (Payload::Unit, None),
-                        ModelShape::Newtype(f) => {
-                            let inner = self.format(f);
-                            (Payload::Newtype(inner), Some(inner))
-                        }
+                    let node = match &v.shape {
+                        ModelShape::Unit => None,
+                        ModelShape::Newtype(f) => Some(self.format(f)),
                         ModelShape::Tuple(items) => {
                             let ids = self.formats(items);
-                            let node = self.push(Shape::Tuple(ids.clone()));
-                            (Payload::Tuple(ids), Some(node))
+                            Some(self.push(Shape::Tuple(ids)))
                         }
                         ModelShape::Struct(fields) => {
                             let f = self.fields(&v.name, fields);
-                            let node = self.push(Shape::Struct(f.clone()));
-                            (Payload::Struct(f), Some(node))
+                            Some(self.push(Shape::Struct(f)))
                         }
                     };
                     out.push(VariantShape {
                         name: v.name.clone(),
                         key: PyString::intern(self.py, &v.name).unbind(),
-                        payload,
                         node,
                     });
                 }

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use crate::numpy::{self, Source};
-use crate::shapes::{Id, Payload, Shape, Shapes};
+use crate::shapes::{Id, Shape, Shapes};
 
 /// One conversion: the schema, and the buffer that borrowed parts of the
 /// value lie in (for numpy views).
@@ -73,23 +73,10 @@ impl<'py> ToPy<'_, 'py, '_> {
                 let Some(vs) = variants.get(var.index as usize) else {
                     return loose(py, v);
                 };
-                let payload = match (&vs.payload, &var.value) {
-                    (Payload::Unit, _) | (_, None) => {
-                        return Ok(vs.key.bind(py).clone().into_any());
-                    }
-                    (Payload::Newtype(inner), Some(x)) => self.value(*inner, x)?,
-                    (Payload::Tuple(ids), Some(Value::Tuple(items))) => {
-                        self.tuple(ids.iter().copied(), items)?
-                    }
-                    (Payload::Struct(f), Some(Value::Struct(s))) => {
-                        let out = f.template.bind(py).copy()?;
-                        for ((key, &fid), x) in f.keys.iter().zip(f.ids.iter()).zip(s.values()) {
-                            out.set_item(key.bind(py), self.value(fid, x)?)?;
-                        }
-                        out.into_any()
-                    }
-                    (_, Some(x)) => loose(py, x)?,
+                let (Some(node), Some(x)) = (vs.node, &var.value) else {
+                    return Ok(vs.key.bind(py).clone().into_any());
                 };
+                let payload = self.value(node, x)?;
                 let out = PyDict::new(py);
                 out.set_item(vs.key.bind(py), payload)?;
                 Ok(out.into_any())
