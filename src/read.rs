@@ -80,6 +80,42 @@ pub trait Read<'de>: private::Sealed {
         self.read_bytes(len, expected)
     }
 
+    /// Slices only: reads a `u32` count and that many bytes, borrowed for
+    /// `'de`, failing as [`Read::read_array_quiet`] does. The common path
+    /// of a string or byte string read without detail, in one step that
+    /// hands back a plain slice (`None` from readers that copy).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn take_counted_quiet(&mut self) -> Option<Result<&'de [u8]>> {
+        None
+    }
+
+    /// Streams: fills as much of `dst` as the stream has, the buffered
+    /// bytes first and then, for a large rest, straight from the stream
+    /// into `dst` (one copy, no read-ahead); stops early only at the end
+    /// of the stream, and returns how many bytes it wrote. The caller
+    /// keeps within the byte limit ([`Read::bytes_allowed`]). Slices,
+    /// whose bytes are read in place, write nothing.
+    #[doc(hidden)]
+    fn read_up_to(&mut self, dst: &mut [u8]) -> Result<usize> {
+        let _ = dst;
+        Ok(0)
+    }
+
+    /// Streams: puts back `bytes`, the last ones [`Read::read_up_to`]
+    /// returned when the stream ended, so that the next read starts with
+    /// them (no longer than the buffer).
+    #[doc(hidden)]
+    fn unread(&mut self, bytes: &[u8]) {
+        let _ = bytes;
+    }
+
+    /// Bytes that may still be read before the byte limit (streams).
+    #[doc(hidden)]
+    fn bytes_allowed(&self) -> u64 {
+        u64::MAX
+    }
+
     /// Fills `dst` entirely.
     #[doc(hidden)]
     fn read_into(&mut self, dst: &mut [u8], expected: &'static str) -> Result<()>;
@@ -280,6 +316,20 @@ impl<'de> Read<'de> for SliceRead<'de> {
                 Ok(Reference::Borrowed(head))
             }
             None => Err(Error::undetailed()),
+        }
+    }
+
+    #[inline(always)]
+    fn take_counted_quiet(&mut self) -> Option<Result<&'de [u8]>> {
+        let Some((count, tail)) = self.rest.split_first_chunk::<4>() else {
+            return Some(Err(Error::undetailed()));
+        };
+        match tail.split_at_checked(u32::from_le_bytes(*count) as usize) {
+            Some((bytes, rest)) => {
+                self.rest = rest;
+                Some(Ok(bytes))
+            }
+            None => Some(Err(Error::undetailed())),
         }
     }
 
@@ -626,11 +676,79 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
 
     fn read_into(&mut self, dst: &mut [u8], expected: &'static str) -> Result<()> {
         self.check_limit(dst.len())?;
+        let start = self.offset();
+        let got = self.read_up_to(dst)?;
+        if got < dst.len() {
+            return Err(Error::at(
+                ErrorKind::UnexpectedEnd {
+                    expected,
+                    needed: dst.len() as u64,
+                    available: got as u64,
+                },
+                start,
+            ));
+        }
+        Ok(())
+    }
+
+    fn read_up_to(&mut self, dst: &mut [u8]) -> Result<usize> {
         let mut at = 0;
-        self.copy_out(dst.len(), expected, |piece| {
-            dst[at..at + piece.len()].copy_from_slice(piece);
-            at += piece.len();
-        })
+        while at < dst.len() {
+            if self.pos < self.filled {
+                let n = (dst.len() - at).min(self.filled - self.pos);
+                dst[at..at + n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+                self.pos += n;
+                at += n;
+            } else if dst.len() - at >= self.buf.len() {
+                // At least a buffer's worth to go: straight into `dst`,
+                // sparing a copy. Only bytes the caller needs are asked for.
+                self.base += self.filled as u64;
+                self.pos = 0;
+                self.filled = 0;
+                let n = loop {
+                    match self.reader.read(&mut dst[at..]) {
+                        Ok(n) => break n.min(dst.len() - at),
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => {
+                            self.update_readable();
+                            return Err(Error::at(ErrorKind::Io(e), self.base));
+                        }
+                    }
+                };
+                self.base += n as u64;
+                self.update_readable();
+                if n == 0 {
+                    break;
+                }
+                at += n;
+            } else if self.fill()? == 0 {
+                break;
+            }
+        }
+        Ok(at)
+    }
+
+    fn unread(&mut self, bytes: &[u8]) {
+        // Only ever after `read_up_to` found the end of the stream, so the
+        // buffer holds nothing unread.
+        debug_assert_eq!(self.pos, self.filled);
+        let n = bytes.len();
+        if n == 0 {
+            return;
+        }
+        if n > self.buf.len() {
+            self.buf = vec![0; n].into_boxed_slice();
+        }
+        self.base += self.filled as u64;
+        self.base -= n as u64;
+        self.buf[..n].copy_from_slice(bytes);
+        self.pos = 0;
+        self.filled = n;
+        self.update_readable();
+    }
+
+    fn bytes_allowed(&self) -> u64 {
+        self.limit.saturating_sub(self.offset())
     }
 
     fn end(&mut self) -> Result<()> {

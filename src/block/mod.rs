@@ -401,6 +401,32 @@ pub(crate) fn cast_vec<T: Element, X>(vec: Vec<T>) -> Option<X> {
     Some(unsafe { std::ptr::read((&*vec as *const Vec<T>).cast::<X>()) })
 }
 
+/// Grows `vec` towards `count` elements of `size` bytes in steps as large
+/// as what it holds already (doubling; the first one a few KiB), never by
+/// the count, so that memory stays within twice what arrived plus one small
+/// step: how a stream's blocks and records are read. `fill` gets each new
+/// step's elements, set to `zero`, and the number of elements before them;
+/// it returns `false` to stop early (the caller then cuts `vec` down).
+pub(crate) fn grow_in_steps<T: Clone>(
+    vec: &mut Vec<T>,
+    count: usize,
+    size: usize,
+    zero: T,
+    mut fill: impl FnMut(&mut [T], usize) -> Result<bool>,
+) -> Result<()> {
+    let first = (STREAM_FIRST_STEP / size).max(1);
+    while vec.len() < count {
+        let old = vec.len();
+        let n = (count - old).min(old.max(first));
+        vec.reserve_exact(n);
+        vec.resize(old + n, zero.clone());
+        if !fill(&mut vec[old..], old)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
 // ----- reading a block ----------------------------------------------------
 
 /// Bytes of the first step when a block is read from a stream; each later
@@ -470,45 +496,39 @@ pub(crate) fn read_elements<'de, T: Element, R: Read<'de>>(
     // is, rather than after reading up to the limit.
     read.check_byte_limit(len as u64)?;
     let start = read.offset();
-    let first = STREAM_FIRST_STEP / T::SIZE;
     let mut vec = Vec::new();
-    while vec.len() < count {
-        let old = vec.len();
-        // Grow by what has already arrived (doubling), never by the count:
-        // memory stays within twice the bytes received plus one small step.
-        let n = (count - old).min(old.max(first));
-        vec.reserve_exact(n);
-        vec.resize(old + n, T::default());
-        if let Err(e) = read.read_into(native_bytes_mut(&mut vec[old..]), name) {
-            return Err(match *e.kind() {
-                // Report the first element not there whole, as the
-                // element-by-element reading (and a slice) does.
-                ErrorKind::UnexpectedEnd { available, .. } if seq.is_none() => Error::at(
-                    // A byte string: reported whole, as from a slice.
+    grow_in_steps(&mut vec, count, T::SIZE, T::default(), |room, old| {
+        let Err(e) = read.read_into(native_bytes_mut(room), name) else {
+            return Ok(true);
+        };
+        Err(match *e.kind() {
+            // Report the first element not there whole, as the
+            // element-by-element reading (and a slice) does.
+            ErrorKind::UnexpectedEnd { available, .. } if seq.is_none() => Error::at(
+                // A byte string: reported whole, as from a slice.
+                ErrorKind::UnexpectedEnd {
+                    expected: name,
+                    needed: len as u64,
+                    available: (old * T::SIZE) as u64 + available,
+                },
+                start,
+            ),
+            ErrorKind::UnexpectedEnd { available, .. } => {
+                let received = (old * T::SIZE) as u64 + available;
+                let whole = received / T::SIZE as u64;
+                Error::at(
                     ErrorKind::UnexpectedEnd {
-                        expected: name,
-                        needed: len as u64,
-                        available: (old * T::SIZE) as u64 + available,
+                        expected: T::NAME,
+                        needed: T::SIZE as u64,
+                        available: received % T::SIZE as u64,
                     },
-                    start,
-                ),
-                ErrorKind::UnexpectedEnd { available, .. } => {
-                    let received = (old * T::SIZE) as u64 + available;
-                    let whole = received / T::SIZE as u64;
-                    Error::at(
-                        ErrorKind::UnexpectedEnd {
-                            expected: T::NAME,
-                            needed: T::SIZE as u64,
-                            available: received % T::SIZE as u64,
-                        },
-                        start + whole * T::SIZE as u64,
-                    )
-                    .in_index(whole)
-                }
-                _ => e,
-            });
-        }
-    }
+                    start + whole * T::SIZE as u64,
+                )
+                .in_index(whole)
+            }
+            _ => e,
+        })
+    })?;
     le_to_native(&mut vec);
     Ok(vec)
 }

@@ -20,10 +20,12 @@
 //!   its memory both ways; a type that fails keeps the element path.
 //!
 //! A layout is used only where the element-by-element reading could not
-//! fail: the whole sequence is in the input at hand (a slice, or the part
-//! of a stream already buffered: [`crate::read::Read::peek`]) and the depth
-//! limit leaves room for a record's own nesting. Anywhere else (a stream
-//! whose buffer does not hold the sequence, a sequence cut short, a depth
+//! fail: for the whole sequence when it is in the input at hand (a slice,
+//! or the part of a stream already buffered: [`crate::read::Read::peek`]),
+//! and for the whole records that arrive from a stream within its byte
+//! limit ([`read_streamed`]); and only where the depth limit leaves room
+//! for a record's own nesting. Anywhere else (the records after a stream
+//! ended or reached its limit, a sequence cut short in a slice, a depth
 //! limit reached) the element path runs and reports exactly what it always
 //! reports. Under a frame's schema guard, registered structs
 //! take the element path, so that the guard sees every struct it checks.
@@ -39,6 +41,8 @@ use std::sync::{Mutex, OnceLock};
 use bytemuck::Pod;
 use serde::Serialize;
 use serde::de::{DeserializeOwned, Visitor};
+
+use crate::error::Result;
 
 use super::probe_vec_visitor;
 
@@ -63,6 +67,12 @@ pub(crate) struct Layout {
     vec_bytes: unsafe fn(*const ()) -> (*const u8, usize),
     /// Writes a `Vec<X>` of the whole records in `bytes` to the pointer.
     build: unsafe fn(&[u8], *mut ()),
+    /// Reads records from a stream into a `Vec<X>` at the pointer
+    /// ([`read_streamed`]).
+    stream: unsafe fn(usize, Fill<'_>, *mut ()) -> Result<Streamed>,
+    /// Moves the `Vec<X>` at the second pointer to the end of the one at
+    /// the first.
+    append: unsafe fn(*mut (), *mut ()),
 }
 
 impl Layout {
@@ -77,6 +87,8 @@ impl Layout {
             slice_bytes: slice_bytes::<X>,
             vec_bytes: vec_bytes::<X>,
             build: build_vec::<X>,
+            stream: stream_vec::<X>,
+            append: append_vec::<X>,
         }
     }
 
@@ -142,6 +154,92 @@ unsafe fn build_vec<X: Pod>(bytes: &[u8], out: *mut ()) {
     unsafe { out.cast::<Vec<X>>().write(vec) };
 }
 
+/// Fills a slice from a stream ([`crate::read::Read::read_up_to`]).
+type Fill<'f> = &'f mut dyn FnMut(&mut [u8]) -> Result<usize>;
+
+/// What [`Layout::stream`] read: `records` whole ones, then the `partial`
+/// bytes of the next one when the stream ended inside it.
+pub(crate) struct Streamed {
+    pub(crate) records: usize,
+    pub(crate) partial: Vec<u8>,
+}
+
+/// # Safety
+/// `out` is valid for writing a `Vec<X>`; it is written unless `fill` fails.
+unsafe fn stream_vec<X: Pod>(count: usize, fill: Fill<'_>, out: *mut ()) -> Result<Streamed> {
+    let size = std::mem::size_of::<X>();
+    let mut vec = Vec::<X>::new();
+    let mut partial = Vec::new();
+    let mut kept = None;
+    super::grow_in_steps(&mut vec, count, size, X::zeroed(), |room, old| {
+        let room: &mut [u8] = bytemuck::cast_slice_mut(room);
+        let got = fill(room)?;
+        if got < room.len() {
+            partial.extend_from_slice(&room[got / size * size..got]);
+            kept = Some(old + got / size);
+            return Ok(false);
+        }
+        Ok(true)
+    })?;
+    if let Some(kept) = kept {
+        vec.truncate(kept);
+    }
+    let records = vec.len();
+    // SAFETY: the caller guarantees `out` may be written as a `Vec<X>`.
+    unsafe { out.cast::<Vec<X>>().write(vec) };
+    Ok(Streamed { records, partial })
+}
+
+/// # Safety
+/// Both pointers point to live `Vec<X>`s; the second is moved out of.
+unsafe fn append_vec<X: Pod>(to: *mut (), rest: *mut ()) {
+    // SAFETY: the caller guarantees both are `Vec<X>`, and that `rest` is
+    // not used again: it is read out here and dropped, empty.
+    unsafe {
+        let mut rest = rest.cast::<Vec<X>>().read();
+        (*to.cast::<Vec<X>>()).append(&mut rest);
+    }
+}
+
+/// Reads `count` records of `layout` from a stream with `fill` (see
+/// [`crate::read::Read::read_up_to`]) into `Out`, which must be the
+/// layout's `Vec<X>` (as [`for_visitor`] found). Returns the vector of
+/// the whole records that arrived (all `count` unless the stream ended)
+/// and the bytes of a record it ended inside; `None` if `Out` is not the
+/// layout's vector.
+pub(crate) fn read_streamed<Out>(
+    layout: &Layout,
+    count: usize,
+    fill: Fill<'_>,
+) -> Result<Option<(Out, Streamed)>> {
+    if typeid::of::<Out>() != layout.owned {
+        return Ok(None);
+    }
+    let mut out = MaybeUninit::<Out>::uninit();
+    // SAFETY: `Out` has the id of `Vec<X>` for the layout's `X` (see
+    // `build`), so `out` may be written as one; `stream` writes it
+    // whenever it returns `Ok`.
+    unsafe {
+        let streamed = (layout.stream)(count, fill, out.as_mut_ptr().cast::<()>())?;
+        Ok(Some((out.assume_init(), streamed)))
+    }
+}
+
+/// Moves the records of `rest` to the end of `to`; both are the layout's
+/// `Vec<X>` (as [`read_streamed`] checked).
+pub(crate) fn append<Out>(layout: &Layout, to: &mut Out, rest: Out) {
+    assert_eq!(typeid::of::<Out>(), layout.owned, "not the layout's vector");
+    let mut rest = std::mem::ManuallyDrop::new(rest);
+    // SAFETY: both are `Vec<X>` (checked above); `append_vec` moves `rest`
+    // out, and the `ManuallyDrop` keeps it from being dropped here too.
+    unsafe {
+        (layout.append)(
+            (to as *mut Out).cast::<()>(),
+            (&mut *rest as *mut Out).cast::<()>(),
+        );
+    }
+}
+
 // ----- the table ------------------------------------------------------------
 
 /// Hashes a [`TypeId`], which is a hash already, by keeping its bits.
@@ -164,12 +262,13 @@ impl Hasher for IdHasher {
 
 type Table = HashMap<TypeId, (&'static Layout, Role), BuildHasherDefault<IdHasher>>;
 
-/// Element-type arrays, built on first use.
-static ARRAYS: OnceLock<Table> = OnceLock::new();
-/// Registered types: null until the first [`register`]. Each registration
+/// The one table of layouts: the element-type arrays, built on first use,
+/// and every registered type. Null until first used. Each registration
 /// publishes a new table; the old one is left allocated, since a reader
-/// may still hold it (registration is a start-up step: a few small tables).
-static REGISTERED: AtomicPtr<Table> = AtomicPtr::new(std::ptr::null_mut());
+/// may still hold it (registration is a start-up step: a few tables of a
+/// few hundred entries). One table, so that a lookup, which every
+/// `Vec<X>` read or written pays, is one probe.
+static TABLE: AtomicPtr<Table> = AtomicPtr::new(std::ptr::null_mut());
 /// Serialises registrations.
 static REGISTERING: Mutex<()> = Mutex::new(());
 /// Set by [`element_path_only`].
@@ -198,15 +297,42 @@ macro_rules! arrays_of {
     };
 }
 
-fn arrays() -> &'static Table {
-    ARRAYS.get_or_init(|| {
-        let mut table = Table::default();
-        macro_rules! each {
-            ($($t:ident $variant:ident $code:literal,)*) => {$(arrays_of!(table, $t);)*};
-        }
-        crate::dtype::with_dtypes!(each);
-        table
-    })
+/// The published table, built with the arrays if it is not there yet.
+#[inline]
+fn table() -> &'static Table {
+    let current = TABLE.load(Ordering::Acquire);
+    if current.is_null() {
+        return first_table();
+    }
+    // SAFETY: a non-null pointer in `TABLE` comes from `Box::into_raw` in
+    // `publish` and is never freed, so it is valid for `'static`; tables
+    // are never written after they are published.
+    unsafe { &*current }
+}
+
+/// Builds and publishes the table of arrays, unless a racing thread did.
+#[cold]
+fn first_table() -> &'static Table {
+    let _guard = REGISTERING.lock().unwrap_or_else(|e| e.into_inner());
+    let current = TABLE.load(Ordering::Acquire);
+    if !current.is_null() {
+        // SAFETY: as in `table`.
+        return unsafe { &*current };
+    }
+    let mut table = Table::default();
+    macro_rules! each {
+        ($($t:ident $variant:ident $code:literal,)*) => {$(arrays_of!(table, $t);)*};
+    }
+    crate::dtype::with_dtypes!(each);
+    publish(table)
+}
+
+/// Makes `table` the one lookups see; called with `REGISTERING` held.
+fn publish(table: Table) -> &'static Table {
+    let leaked = Box::into_raw(Box::new(table));
+    TABLE.store(leaked, Ordering::Release);
+    // SAFETY: just leaked, never freed.
+    unsafe { &*leaked }
 }
 
 #[inline]
@@ -214,17 +340,7 @@ fn lookup(id: TypeId) -> Option<(&'static Layout, Role)> {
     if cfg!(target_endian = "big") || ELEMENT_PATH_ONLY.load(Ordering::Relaxed) {
         return None;
     }
-    if let Some(found) = arrays().get(&id) {
-        return Some(*found);
-    }
-    let registered = REGISTERED.load(Ordering::Acquire);
-    if registered.is_null() {
-        return None;
-    }
-    // SAFETY: a non-null pointer in `REGISTERED` comes from `Box::leak` in
-    // `register` and is never freed, so it is valid for `'static`; tables
-    // are never written after they are published.
-    unsafe { &*registered }.get(&id).copied()
+    table().get(&id).copied()
 }
 
 /// Sees the input of `collect_seq` as the bytes of a sequence of records,
@@ -391,20 +507,15 @@ pub fn register<T: Pod + Serialize + DeserializeOwned>() -> Result<(), RegisterE
             depth = depth_of::<T>(&memory);
         }
     }
+    // The arrays first, outside the lock that building them takes.
+    let _ = table();
     let _guard = REGISTERING.lock().unwrap_or_else(|e| e.into_inner());
-    let current = REGISTERED.load(Ordering::Acquire);
-    let mut table = if current.is_null() {
-        Table::default()
-    } else {
-        // SAFETY: see `lookup`: published tables live for `'static`.
-        unsafe { &*current }.clone()
-    };
-    if table.contains_key(&TypeId::of::<Vec<T>>()) || arrays().contains_key(&TypeId::of::<Vec<T>>())
-    {
+    let mut table = table().clone();
+    if table.contains_key(&TypeId::of::<Vec<T>>()) {
         return Ok(());
     }
     insert::<T>(&mut table, depth, true);
-    REGISTERED.store(Box::into_raw(Box::new(table)), Ordering::Release);
+    publish(table);
     Ok(())
 }
 

@@ -21,8 +21,8 @@ pub(super) struct CountedAccess<'a, R, const D: bool> {
     /// Bytes the last element took: a stream's window shorter than this is
     /// not tried (see [`CountedAccess::read_buffered`]).
     last_len: usize,
-    /// The size hint given to serde and not used up yet; `None` for
-    /// streams, which give no hint.
+    /// The size hint given to serde, claimed until the sequence closes;
+    /// `None` for streams, which give no hint.
     reserved: Option<u64>,
 }
 
@@ -31,8 +31,11 @@ impl<'a, 'de, R: Read<'de>, const D: bool> CountedAccess<'a, R, D> {
     /// elements as bytes are left after the hints of the sequences around
     /// this one (each element takes a byte at least), so that serde's
     /// reservations add up to no more than the input, however deeply the
-    /// claims nest. Streams give no hint: nothing is reserved on the word of
-    /// the input.
+    /// claims nest. A claim stands until its sequence closes, rather than
+    /// shrinking as elements arrive: the hints of sequences inside are
+    /// then at most smaller than they could be, and no element pays for
+    /// the bookkeeping. Streams give no hint: nothing is reserved on the
+    /// word of the input.
     #[inline]
     pub(super) fn new(de: &'a mut Decoder<R, D>, count: u32) -> Self {
         let reserved = de
@@ -51,6 +54,15 @@ impl<'a, 'de, R: Read<'de>, const D: bool> CountedAccess<'a, R, D> {
         }
     }
 
+    /// Numbers the elements from `first` on, in errors: the access reads
+    /// the end of a sequence whose first `first` elements were read
+    /// otherwise (records from a stream in one copy).
+    #[inline]
+    pub(super) fn numbered_from(mut self, first: u32) -> Self {
+        self.index = u64::from(first);
+        self
+    }
+
     /// [`Deserializer::read_buffered`] for the next element, with the
     /// last element's length as the shortest window worth trying.
     #[inline]
@@ -66,17 +78,6 @@ impl<'a, 'de, R: Read<'de>, const D: bool> CountedAccess<'a, R, D> {
     #[inline]
     fn hint(&self) -> Option<usize> {
         self.reserved.map(|r| r as usize)
-    }
-
-    /// An element arrived: one fewer reserved and waiting.
-    #[inline]
-    fn arrived(&mut self) {
-        if let Some(r) = &mut self.reserved
-            && *r > 0
-        {
-            *r -= 1;
-            self.de.reserved = self.de.reserved.saturating_sub(1);
-        }
     }
 
     /// The sequence is over (read or failed): its reservation is released.
@@ -122,9 +123,13 @@ impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for CountedAccess<'_, 
                 .charge_zero_sized(std::mem::size_of::<T::Value>())
                 .map_err(|e| detail::<D>(e, |e| e.in_index(self.index)))?;
         }
-        self.last_len = usize::try_from(end - start).unwrap_or(usize::MAX);
-        self.arrived();
-        self.index += 1;
+        // The index names the element in detailed errors, and the length
+        // sizes the next window tried from a stream (which reads with
+        // detail); reading without detail needs neither.
+        if D {
+            self.last_len = usize::try_from(end - start).unwrap_or(usize::MAX);
+            self.index += 1;
+        }
         Ok(Some(value))
     }
 
@@ -138,7 +143,6 @@ impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for CountedAccess<'_, 
             && let Some(value) = self.read_buffered(|de| T::deserialize(de))
         {
             self.left -= 1;
-            self.arrived();
             self.index += 1;
             return Ok(Some(value));
         }
@@ -180,9 +184,10 @@ impl<'de, R: Read<'de>, const D: bool> de::MapAccess<'de> for CountedAccess<'_, 
                 .charge_zero_sized(self.key_size + std::mem::size_of::<V::Value>())
                 .map_err(|e| detail::<D>(e, |e| e.in_entry(self.index)))?;
         }
-        self.last_len = usize::try_from(end - self.entry_start).unwrap_or(usize::MAX);
-        self.arrived();
-        self.index += 1;
+        if D {
+            self.last_len = usize::try_from(end - self.entry_start).unwrap_or(usize::MAX);
+            self.index += 1;
+        }
         Ok(value)
     }
 
@@ -199,7 +204,6 @@ impl<'de, R: Read<'de>, const D: bool> de::MapAccess<'de> for CountedAccess<'_, 
                 self.read_buffered(|de| Ok((K::deserialize(&mut *de)?, V::deserialize(de)?)))
         {
             self.left -= 1;
-            self.arrived();
             self.index += 1;
             return Ok(Some(entry));
         }

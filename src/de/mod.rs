@@ -93,9 +93,9 @@ pub struct Decoder<R, const DETAILED: bool> {
     read: R,
     depth_left: u32,
     zero_sized_left: u64,
-    /// Elements that open sequences and maps have told serde to reserve
-    /// room for and that have not arrived yet. All of them together never
-    /// exceed the bytes left, so nested claims cannot multiply memory.
+    /// Elements that the open sequences and maps have told serde to
+    /// reserve room for. All of them together never exceed the bytes left,
+    /// so nested claims cannot multiply memory.
     reserved: u64,
     options: Options,
     /// The record's array directory, once needed (`spec/08-directory.md`).
@@ -455,20 +455,27 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
     /// a block element type or of a record layout, reads the vector at once
     /// (see [`crate::block`]).
     /// `None` (having read nothing) for every other visitor.
+    /// `Err(visitor)`, the visitor handed back, for every other visitor.
     #[inline]
-    fn try_block<V: Visitor<'de>>(&mut self) -> Result<Option<V::Value>> {
+    fn try_block<V: Visitor<'de>>(&mut self, visitor: V) -> Result<Result<V::Value, V>> {
         macro_rules! each {
             ($($t:ident $variant:ident $code:literal,)*) => {$(
                 if block::is_vec_visitor::<V, $t>() {
                     let vec = self.read_block::<$t>()?;
-                    return Ok(block::cast_vec(vec));
+                    return Ok(block::cast_vec(vec).ok_or(visitor));
                 }
             )*};
         }
         crate::dtype::with_dtypes!(each);
-        match block::pod::for_visitor::<V>() {
-            Some(layout) => self.read_records::<V::Value>(layout),
-            None => Ok(None),
+        let Some(layout) = block::pod::for_visitor::<V>() else {
+            return Ok(Err(visitor));
+        };
+        match self.read_records::<V::Value>(layout)? {
+            Some(vec) => Ok(Ok(vec)),
+            None if self.read.remaining().is_none() => {
+                self.read_records_streamed(layout, visitor).map(Ok)
+            }
+            None => Ok(Err(visitor)),
         }
     }
 
@@ -505,6 +512,43 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
         Ok(None)
     }
 
+    /// Reads a sequence of records of a layout from a stream whose buffer
+    /// does not hold it: the whole records that arrive, in one copy each
+    /// (straight from the stream for the most part), in steps that grow
+    /// with what has arrived. Where the stream ends inside the sequence, or
+    /// the byte limit falls inside it, the records from there on go through
+    /// the element path (the bytes of a record the stream ended inside are
+    /// put back first), which then fails exactly as it always does, at the
+    /// same byte and index; so does a sequence the layout cannot take (the
+    /// depth limit too close).
+    fn read_records_streamed<V: Visitor<'de>>(
+        &mut self,
+        layout: &block::pod::Layout,
+        visitor: V,
+    ) -> Result<V::Value> {
+        let count = self.read_count()?;
+        if count == 0 || self.depth_left <= layout.depth {
+            return self.visit_counted(count, visitor);
+        }
+        let within_limit = self.read.bytes_allowed() / layout.size as u64;
+        let wanted = u64::from(count).min(within_limit) as usize;
+        let read = &mut self.read;
+        let Some((mut vec, streamed)) =
+            block::pod::read_streamed::<V::Value>(layout, wanted, &mut |dst| read.read_up_to(dst))?
+        else {
+            return self.visit_counted(count, visitor);
+        };
+        if streamed.records == count as usize {
+            return Ok(vec);
+        }
+        if !streamed.partial.is_empty() {
+            self.read.unread(&streamed.partial);
+        }
+        let rest = self.visit_counted_from(count, streamed.records as u32, visitor)?;
+        block::pod::append(layout, &mut vec, rest);
+        Ok(vec)
+    }
+
     /// Reads a block of `T`: the count, checked against the input for
     /// elements of `T::SIZE` bytes, then the elements in one copy.
     fn read_block<T: Element>(&mut self) -> Result<Vec<T>> {
@@ -518,8 +562,20 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
 
     /// Reads a sequence of `count` elements, checking the visitor takes all.
     fn visit_counted<V: Visitor<'de>>(&mut self, count: u32, visitor: V) -> Result<V::Value> {
+        self.visit_counted_from(count, 0, visitor)
+    }
+
+    /// Reads elements `first..count` of a sequence of `count`, checking the
+    /// visitor takes all; errors name their element by its index in the
+    /// whole sequence.
+    fn visit_counted_from<V: Visitor<'de>>(
+        &mut self,
+        count: u32,
+        first: u32,
+        visitor: V,
+    ) -> Result<V::Value> {
         self.nested(|de| {
-            let mut access = CountedAccess::new(de, count);
+            let mut access = CountedAccess::new(de, count - first).numbered_from(first);
             let value = visitor.visit_seq(&mut access);
             access.release();
             let value = value?;

@@ -76,6 +76,9 @@ impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Decoder<R,
 
     #[inline]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if !D && let Some(bytes) = self.read.take_counted_quiet() {
+            return visitor.visit_borrowed_str(utf8::<D>(bytes?, 0)?);
+        }
         let (start, bytes) = self.read_counted_bytes("string bytes")?;
         match bytes {
             Reference::Borrowed(b) => visitor.visit_borrowed_str(utf8::<D>(b, start)?),
@@ -91,6 +94,9 @@ impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Decoder<R,
 
     #[inline]
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if !D && let Some(bytes) = self.read.take_counted_quiet() {
+            return visitor.visit_borrowed_bytes(bytes?);
+        }
         let (start, bytes) = self.read_counted_bytes("byte string bytes")?;
         match bytes {
             Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
@@ -160,9 +166,10 @@ impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Decoder<R,
     #[inline]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.check_depth()?;
-        if let Some(vec) = self.try_block::<V>()? {
-            return Ok(vec);
-        }
+        let visitor = match self.try_block(visitor)? {
+            Ok(vec) => return Ok(vec),
+            Err(visitor) => visitor,
+        };
         let count = self.read_count()?;
         self.visit_counted(count, visitor)
     }
@@ -254,7 +261,7 @@ impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Decoder<R,
 /// bytes, so it would not help here).
 #[inline]
 pub(super) fn utf8<const D: bool>(bytes: &[u8], start: u64) -> Result<&str> {
-    if bytes.is_ascii() {
+    if is_ascii(bytes) {
         // SAFETY: every ASCII byte sequence is valid UTF-8.
         return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
     }
@@ -266,6 +273,40 @@ pub(super) fn utf8<const D: bool>(bytes: &[u8], start: u64) -> Result<&str> {
             start + e.valid_up_to() as u64,
         )
     })
+}
+
+/// Whether every byte of `bytes` is ASCII: `<[u8]>::is_ascii` with fewer
+/// steps on the short strings records are made of. Up to 64 bytes it ORs
+/// whole words (the last one overlapping the one before), and below 8
+/// bytes two overlapping halves, where the standard library tests the
+/// bytes after the last whole word one by one.
+#[inline(always)]
+pub(crate) fn is_ascii(bytes: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let n = bytes.len();
+    if n >= 8 {
+        if n > 64 {
+            return bytes.is_ascii();
+        }
+        let (words, _) = bytes.as_chunks::<8>();
+        let mut seen = 0u64;
+        for word in words {
+            seen |= u64::from_ne_bytes(*word);
+        }
+        if let Some(last) = bytes.last_chunk::<8>() {
+            seen |= u64::from_ne_bytes(*last);
+        }
+        seen & HIGH == 0
+    } else if n >= 4 {
+        let (Some(first), Some(last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) else {
+            return false;
+        };
+        (u32::from_ne_bytes(*first) | u32::from_ne_bytes(*last)) & HIGH as u32 == 0
+    } else if n > 0 {
+        (bytes[0] | bytes[n / 2] | bytes[n - 1]) & 0x80 == 0
+    } else {
+        true
+    }
 }
 
 // The error constructors and decorations below are out of line and cold,

@@ -622,3 +622,66 @@ fn numeric_vectors_round_trip() {
         prop as fn((Vec<u8>, Vec<i16>, Vec<u32>, Vec<i64>, Vec<u128>, Vec<u64>)) -> bool,
     );
 }
+
+/// Reads `bytes` as a string every way (owned, borrowed, from a reader)
+/// and checks each verdict against `std::str::from_utf8`'s: the same
+/// string, or `invalid-utf8` at the byte where the valid UTF-8 ends.
+fn checked_as_std_checks(bytes: &[u8]) -> Result<(), String> {
+    let mut encoded = (bytes.len() as u32).to_le_bytes().to_vec();
+    encoded.extend_from_slice(bytes);
+    let expected = std::str::from_utf8(bytes)
+        .map(str::to_owned)
+        .map_err(|e| 4 + e.valid_up_to() as u64);
+    let verdict = |r: Result<String, kiln::Error>| match r {
+        Ok(s) => Ok(s),
+        Err(e) if e.kind().code() == "invalid-utf8" => Err(e.offset().unwrap()),
+        Err(e) => Err(u64::MAX - e.offset().unwrap_or(0)),
+    };
+    let owned = verdict(kiln::from_slice::<String>(&encoded));
+    let borrowed = verdict(kiln::from_slice::<&str>(&encoded).map(str::to_owned));
+    let streamed = verdict(kiln::from_reader::<_, String>(Pieces::new(&encoded, &[3])));
+    for (how, got) in [
+        ("owned", owned),
+        ("borrowed", borrowed),
+        ("streamed", streamed),
+    ] {
+        if got != expected {
+            return Err(format!(
+                "{how}: {got:?}, std: {expected:?}, bytes {bytes:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Strings are checked as `std::str::from_utf8` checks them, whatever
+/// their length (short ones take a path of their own, word by word) and
+/// wherever a byte that is not ASCII falls: every length to 140 with one
+/// such byte (a lone continuation byte, a byte never valid, a whole
+/// two-byte character) at every position, then random mixtures.
+#[test]
+fn strings_are_checked_as_std_checks_them() {
+    for len in 0..=140 {
+        let ascii = vec![b'k'; len];
+        checked_as_std_checks(&ascii).unwrap();
+        for at in 0..len {
+            for bad in [&[0x80u8][..], &[0xff], &[0xc3, 0xa9]] {
+                let mut bytes = ascii.clone();
+                let end = (at + bad.len()).min(len);
+                bytes[at..end].copy_from_slice(&bad[..end - at]);
+                checked_as_std_checks(&bytes).unwrap();
+            }
+        }
+    }
+    fn prop(ascii: Vec<u8>, marks: Vec<(u8, u8)>, len: u8) -> bool {
+        let mut bytes: Vec<u8> = ascii.iter().map(|b| b & 0x7f).collect();
+        bytes.resize(usize::from(len) % 140, b'a');
+        for &(at, b) in &marks {
+            if let Some(at) = usize::from(at).checked_rem(bytes.len()) {
+                bytes[at] = b | 0x80;
+            }
+        }
+        checked_as_std_checks(&bytes).is_ok()
+    }
+    qc().quickcheck(prop as fn(Vec<u8>, Vec<(u8, u8)>, u8) -> bool);
+}

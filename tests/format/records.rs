@@ -480,3 +480,172 @@ fn a_stream_claiming_many_records_costs_what_arrives() {
     assert_eq!(err.offset(), Some(104));
     assert!(cost.largest < 64 << 10, "{} bytes", cost.largest);
 }
+
+/// `bytes` as a stream that ends once, after `pause` bytes (`read` gives
+/// 0), and then goes on, as a file that another process is still writing
+/// may.
+struct Pausing<'a> {
+    bytes: &'a [u8],
+    pause: usize,
+}
+
+impl std::io::Read for Pausing<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.pause == 0 {
+            self.pause = usize::MAX;
+            return Ok(0);
+        }
+        let n = buf.len().min(self.bytes.len()).min(self.pause);
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        self.pause = self.pause.saturating_sub(n);
+        Ok(n)
+    }
+}
+
+/// `bytes` up to `fail_at`, then an I/O error.
+struct Failing<'a> {
+    bytes: &'a [u8],
+    fail_at: usize,
+}
+
+impl std::io::Read for Failing<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.fail_at == 0 {
+            return Err(std::io::Error::other("the disk went away"));
+        }
+        let n = buf.len().min(self.bytes.len()).min(self.fail_at);
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        self.fail_at -= n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn streamed_records_fail_as_the_element_path_at_every_kind_of_cut() {
+    use crate::common::pieces::Pieces;
+    register_all();
+    // 24 KB: longer than a stream's buffer (8 KiB) and than the first step
+    // of the one-copy read (4 KiB: 204 records of 20 bytes).
+    let v = records::<Vertex>(&[21], 1200);
+    let bytes = kiln::to_vec(&v).unwrap();
+    let step = 4 + 20 * 204;
+    let cuts = (4..bytes.len()).step_by(997).chain([
+        step - 1,
+        step,
+        step + 1,
+        8192,
+        8193,
+        8196,
+        4 + 20 * 409 + 3,
+    ]);
+    for cut in cuts {
+        for sizes in [&[7][..], &[1 << 16], &[1, 5000, 3]] {
+            let fast =
+                kiln::from_reader::<_, Vec<Vertex>>(Pieces::new(&bytes[..cut], sizes)).unwrap_err();
+            let slow = kiln::from_reader::<_, ByElement<Vertex>>(Pieces::new(&bytes[..cut], sizes))
+                .unwrap_err();
+            assert_eq!(
+                fast.to_string(),
+                slow.to_string(),
+                "cut at {cut}, {sizes:?}"
+            );
+            assert_eq!(fast.offset(), slow.offset());
+        }
+    }
+    for limit in [
+        5,
+        24,
+        step as u64,
+        step as u64 + 1,
+        9000,
+        bytes.len() as u64 - 1,
+    ] {
+        let options = kiln::Options::new().byte_limit(limit);
+        let fast = options
+            .from_reader::<_, Vec<Vertex>>(Pieces::new(&bytes, &[1 << 16]))
+            .unwrap_err();
+        let slow = options
+            .from_reader::<_, ByElement<Vertex>>(Pieces::new(&bytes, &[1 << 16]))
+            .unwrap_err();
+        assert_eq!(fast.to_string(), slow.to_string(), "limit {limit}");
+        assert_eq!(fast.kind().code(), "byte-limit");
+    }
+    let exact = kiln::Options::new().byte_limit(bytes.len() as u64);
+    let back: Vec<Vertex> = exact.from_reader(Pieces::new(&bytes, &[1 << 16])).unwrap();
+    assert_eq!(mem(&back), mem(&v));
+}
+
+#[test]
+fn streamed_records_read_on_after_a_pause_and_stop_at_an_io_error() {
+    register_all();
+    let v = records::<Vertex>(&[22], 1200);
+    let mut bytes = kiln::to_vec(&v).unwrap();
+    // A value after the records: the stream is read no further than it.
+    bytes.extend_from_slice(&7u16.to_le_bytes());
+    for pause in [4 + 20 * 300 + 7, 4 + 20 * 1000, 9000] {
+        let back: (Vec<Vertex>, u16) = kiln::from_reader(Pausing {
+            bytes: &bytes,
+            pause,
+        })
+        .unwrap();
+        assert_eq!(mem(&back.0), mem(&v), "pause at {pause}");
+        assert_eq!(back.1, 7);
+    }
+    for fail_at in [4, 100, 4 + 20 * 600 + 3, bytes.len() - 3] {
+        let err = kiln::from_reader::<_, (Vec<Vertex>, u16)>(Failing {
+            bytes: &bytes,
+            fail_at,
+        })
+        .unwrap_err();
+        assert_eq!(err.kind().code(), "io", "fail at {fail_at}: {err}");
+    }
+}
+
+#[test]
+fn streamed_records_leave_what_follows_in_the_stream() {
+    register_all();
+    let v = records::<Vertex>(&[23], 2000);
+    let mut bytes = kiln::to_vec(&v).unwrap();
+    let len = bytes.len();
+    bytes.extend_from_slice(b"next record");
+    let mut stream = &bytes[..];
+    let mut de = kiln::Deserializer::from_reader(&mut stream);
+    let back = Vec::<Vertex>::deserialize(&mut de).unwrap();
+    assert_eq!(mem(&back), mem(&v));
+    // Only the bytes the records needed were asked for straight from the
+    // stream; what the deserializer buffered is the rest.
+    let rest = de.into_read();
+    assert_eq!(rest.buffered(), &bytes[len..][..rest.buffered().len()]);
+    assert_eq!(rest.buffered().len() + stream.len(), b"next record".len());
+}
+
+/// A record larger than a stream's buffer (8 KiB).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct Tile {
+    cells: [[u64; 32]; 32],
+    edge: [u64; 32],
+}
+
+#[test]
+fn streamed_records_larger_than_the_buffer_fail_as_the_element_path_does() {
+    use crate::common::pieces::Pieces;
+    kiln::block::register::<Tile>().unwrap();
+    let tiles = records::<Tile>(&[24], 3);
+    let bytes = kiln::to_vec(&tiles).unwrap();
+    let back: Vec<Tile> = kiln::from_reader(Pieces::new(&bytes, &[1 << 16])).unwrap();
+    assert_eq!(mem(&back), mem(&tiles));
+    // Cut inside the second record, with more of it there than a buffer
+    // holds: those bytes go back into the stream's buffer, which grows.
+    let size = std::mem::size_of::<Tile>();
+    for cut in [4 + size + 8300, 4 + size + 8, 4 + 2 * size + 8191] {
+        let fast =
+            kiln::from_reader::<_, Vec<Tile>>(Pieces::new(&bytes[..cut], &[1 << 16])).unwrap_err();
+        let slow = kiln::from_reader::<_, ByElement<Tile>>(Pieces::new(&bytes[..cut], &[1 << 16]))
+            .unwrap_err();
+        assert_eq!(fast.to_string(), slow.to_string(), "cut at {cut}");
+        assert_eq!(fast.kind().code(), "unexpected-end");
+    }
+}
