@@ -238,6 +238,30 @@ fn main() {
         write(&evolve, name, &input(text, payload));
     }
 
+    // Records: a piece size, a byte limit, then sequences of records, whole
+    // and cut (the records target).
+    let records = corpus.join("records");
+    let sample = kiln_fuzz::records::Sample {
+        at: [1.5, -2.0],
+        id: 7,
+        level: -3,
+        flags: [1, 2],
+    };
+    let encodings = [
+        kiln::to_vec(&vec![[1.0f32, 2.0, 3.0]; 40]).unwrap(),
+        kiln::to_vec(&vec![sample; 300]).unwrap(),
+        kiln::to_vec(&vec![[[9u16, 8], [7, 6]]; 5]).unwrap(),
+    ];
+    for (i, bytes) in encodings.iter().enumerate() {
+        for (j, head) in [[0u8, 0], [7, 0], [3, 40]].iter().enumerate() {
+            let mut input = head.to_vec();
+            input.extend_from_slice(bytes);
+            write(&records, &format!("records-{i}-{j}"), &input);
+            input.truncate(input.len() - 3);
+            write(&records, &format!("records-{i}-{j}-cut"), &input);
+        }
+    }
+
     // Values: every vector of spec/vectors/values.json, as the value
     // target's input (text length, text, record).
     let value = corpus.join("value");

@@ -15,6 +15,9 @@ pub use rich::*;
 pub mod evolve;
 pub use evolve::check_evolve;
 
+pub mod records;
+pub use records::check_records;
+
 // ---------------------------------------------------------------------------
 // The checks, one per target
 // ---------------------------------------------------------------------------

@@ -269,8 +269,10 @@ type Table = HashMap<TypeId, (&'static Layout, Role), BuildHasherDefault<IdHashe
 /// few hundred entries). One table, so that a lookup, which every
 /// `Vec<X>` read or written pays, is one probe.
 static TABLE: AtomicPtr<Table> = AtomicPtr::new(std::ptr::null_mut());
-/// Serialises registrations.
-static REGISTERING: Mutex<()> = Mutex::new(());
+/// Every table published, in order: serialises registrations, and keeps
+/// the tables a registration replaced reachable (a reader may still hold
+/// one; they are never freed, and a leak checker need not report them).
+static PUBLISHED: Mutex<Vec<&'static Table>> = Mutex::new(Vec::new());
 /// Set by [`element_path_only`].
 static ELEMENT_PATH_ONLY: AtomicBool = AtomicBool::new(false);
 
@@ -313,7 +315,7 @@ fn table() -> &'static Table {
 /// Builds and publishes the table of arrays, unless a racing thread did.
 #[cold]
 fn first_table() -> &'static Table {
-    let _guard = REGISTERING.lock().unwrap_or_else(|e| e.into_inner());
+    let mut published = PUBLISHED.lock().unwrap_or_else(|e| e.into_inner());
     let current = TABLE.load(Ordering::Acquire);
     if !current.is_null() {
         // SAFETY: as in `table`.
@@ -324,15 +326,18 @@ fn first_table() -> &'static Table {
         ($($t:ident $variant:ident $code:literal,)*) => {$(arrays_of!(table, $t);)*};
     }
     crate::dtype::with_dtypes!(each);
-    publish(table)
+    publish(&mut published, table)
 }
 
-/// Makes `table` the one lookups see; called with `REGISTERING` held.
-fn publish(table: Table) -> &'static Table {
+/// Makes `table` the one lookups see, keeping it in `published` (the
+/// guard of [`PUBLISHED`], held by the caller).
+fn publish(published: &mut Vec<&'static Table>, table: Table) -> &'static Table {
     let leaked = Box::into_raw(Box::new(table));
     TABLE.store(leaked, Ordering::Release);
     // SAFETY: just leaked, never freed.
-    unsafe { &*leaked }
+    let table = unsafe { &*leaked };
+    published.push(table);
+    table
 }
 
 #[inline]
@@ -509,13 +514,13 @@ pub fn register<T: Pod + Serialize + DeserializeOwned>() -> Result<(), RegisterE
     }
     // The arrays first, outside the lock that building them takes.
     let _ = table();
-    let _guard = REGISTERING.lock().unwrap_or_else(|e| e.into_inner());
+    let mut published = PUBLISHED.lock().unwrap_or_else(|e| e.into_inner());
     let mut table = table().clone();
     if table.contains_key(&TypeId::of::<Vec<T>>()) {
         return Ok(());
     }
     insert::<T>(&mut table, depth, true);
-    publish(table);
+    publish(&mut published, table);
     Ok(())
 }
 
