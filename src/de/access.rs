@@ -146,6 +146,13 @@ impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for CountedAccess<'_, 
             self.index += 1;
             return Ok(Some(value));
         }
+        // A string takes four bytes at least: nothing to charge.
+        if self.left > 0
+            && let Some(value) = self.de.quiet_string::<T>()
+        {
+            self.left -= 1;
+            return value.map(Some);
+        }
         self.next_element_seed(std::marker::PhantomData)
     }
 
@@ -189,6 +196,32 @@ impl<'de, R: Read<'de>, const D: bool> de::MapAccess<'de> for CountedAccess<'_, 
             self.index += 1;
         }
         Ok(value)
+    }
+
+    /// A string key is read in place on the quiet slice path
+    /// ([`Decoder::quiet_string`]).
+    #[inline]
+    fn next_key<K: de::Deserialize<'de>>(&mut self) -> Result<Option<K>> {
+        if !D && self.left > 0 {
+            let start = self.de.read.offset();
+            if let Some(key) = self.de.quiet_string::<K>() {
+                self.left -= 1;
+                self.entry_start = start;
+                self.key_size = std::mem::size_of::<K>();
+                return key.map(Some);
+            }
+        }
+        self.next_key_seed(std::marker::PhantomData)
+    }
+
+    /// A string value is read in place on the quiet slice path; it takes
+    /// four bytes at least, so the entry has nothing to charge.
+    #[inline]
+    fn next_value<V: de::Deserialize<'de>>(&mut self) -> Result<V> {
+        if let Some(value) = self.de.quiet_string::<V>() {
+            return value;
+        }
+        self.next_value_seed(std::marker::PhantomData)
     }
 
     /// serde's own maps come here. From a stream, each entry is tried on
@@ -241,6 +274,12 @@ impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for FixedAccess<'_, R,
 
     #[inline(always)]
     fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
+        if self.index < self.len
+            && let Some(value) = self.de.quiet_string::<T>()
+        {
+            self.index += 1;
+            return value.map(Some);
+        }
         self.next_element_seed(std::marker::PhantomData)
     }
 

@@ -251,6 +251,47 @@ impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Decoder<R,
     }
 }
 
+impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
+    /// A `&str` or `String` value read in place, where the access reading a
+    /// field or an element is asked for one of those two types on the
+    /// quiet slice path (no detail; `None` everywhere else, having read
+    /// nothing). The same bytes, checks and value as serde's own impls,
+    /// which reach [`de::Deserializer::deserialize_str`] through a function
+    /// the compiler keeps out of line: here the read joins the caller's,
+    /// and the reader's position can stay in registers from one field to
+    /// the next.
+    #[inline(always)]
+    pub(super) fn quiet_string<T: de::Deserialize<'de>>(&mut self) -> Option<Result<T>> {
+        let borrowed = typeid::of::<T>() == std::any::TypeId::of::<&'static str>();
+        let owned = typeid::of::<T>() == std::any::TypeId::of::<String>();
+        if D || !(borrowed || owned) {
+            return None;
+        }
+        let bytes = match self.read.take_counted_quiet()? {
+            Ok(bytes) => bytes,
+            Err(e) => return Some(Err(e)),
+        };
+        let text: &'de str = match utf8::<D>(bytes, 0) {
+            Ok(text) => text,
+            Err(e) => return Some(Err(e)),
+        };
+        let value = if borrowed {
+            // SAFETY: `typeid::of` erases lifetimes only, so `T` is `&'a str`
+            // for some `'a`, and `T: Deserialize<'de>` holds for `&'a str`
+            // only where `'de: 'a`: the string, borrowed for `'de`, is a
+            // valid `T`. The copy moves a reference; nothing is dropped.
+            unsafe { std::mem::transmute_copy::<&'de str, T>(&text) }
+        } else {
+            let text = std::mem::ManuallyDrop::new(String::from(text));
+            // SAFETY: `String` has no lifetime, so the only type with its id
+            // is `String`: `T` is `String`. The value is moved out of the
+            // `ManuallyDrop`, which keeps it from being dropped twice.
+            unsafe { std::mem::transmute_copy::<String, T>(&text) }
+        };
+        Some(Ok(value))
+    }
+}
+
 /// Checks string bytes that begin at `start`; the error points at the
 /// first byte that is not valid UTF-8.
 ///

@@ -640,10 +640,57 @@ fn checked_as_std_checks(bytes: &[u8]) -> Result<(), String> {
     let owned = verdict(kiln::from_slice::<String>(&encoded));
     let borrowed = verdict(kiln::from_slice::<&str>(&encoded).map(str::to_owned));
     let streamed = verdict(kiln::from_reader::<_, String>(Pieces::new(&encoded, &[3])));
+    // As a field, an element, a map key and a map value (each read by its
+    // access, in place), a few bytes later: after a `u8`, a count of one.
+    let mut field = vec![7u8];
+    field.extend_from_slice(&encoded);
+    let mut one = 1u32.to_le_bytes().to_vec();
+    one.extend_from_slice(&encoded);
+    let later = |r: Result<String, u64>, by: u64| r.map_err(|at| at - by);
+    let in_field = later(
+        verdict(kiln::from_slice::<(u8, &str)>(&field).map(|(_, s)| s.to_owned())),
+        1,
+    );
+    let in_owned_field = later(
+        verdict(kiln::from_slice::<(u8, String)>(&field).map(|(_, s)| s)),
+        1,
+    );
+    let element = later(
+        verdict(kiln::from_slice::<Vec<String>>(&one).map(|mut v| v.remove(0))),
+        4,
+    );
+    let borrowed_element = later(
+        verdict(kiln::from_slice::<Vec<&str>>(&one).map(|v| v[0].to_owned())),
+        4,
+    );
+    let mut key = one.clone();
+    key.extend_from_slice(&0u32.to_le_bytes());
+    let map_key = later(
+        verdict(
+            kiln::from_slice::<BTreeMap<String, String>>(&key)
+                .map(|m| m.into_keys().next().unwrap()),
+        ),
+        4,
+    );
+    let mut value = one.clone();
+    value.splice(4..4, 0u32.to_le_bytes());
+    let map_value = later(
+        verdict(
+            kiln::from_slice::<BTreeMap<String, String>>(&value)
+                .map(|m| m.into_values().next().unwrap()),
+        ),
+        8,
+    );
     for (how, got) in [
         ("owned", owned),
         ("borrowed", borrowed),
         ("streamed", streamed),
+        ("field", in_field),
+        ("owned field", in_owned_field),
+        ("element", element),
+        ("borrowed element", borrowed_element),
+        ("map key", map_key),
+        ("map value", map_value),
     ] {
         if got != expected {
             return Err(format!(
