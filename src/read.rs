@@ -90,6 +90,15 @@ pub trait Read<'de>: private::Sealed {
         None
     }
 
+    /// [`Read::take_counted_quiet`] for every reader whose bytes are in
+    /// memory for as long as it is borrowed (a slice, a stream's window):
+    /// enough to build an owned string from. `None` from a stream itself.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn take_counted_held_quiet(&mut self) -> Option<Result<&[u8]>> {
+        None
+    }
+
     /// Streams: fills as much of `dst` as the stream has, the buffered
     /// bytes first and then, for a large rest, straight from the stream
     /// into `dst` (one copy, no read-ahead); stops early only at the end
@@ -320,6 +329,11 @@ impl<'de> Read<'de> for SliceRead<'de> {
     }
 
     #[inline(always)]
+    fn take_counted_held_quiet(&mut self) -> Option<Result<&[u8]>> {
+        self.take_counted_quiet()
+    }
+
+    #[inline(always)]
     fn take_counted_quiet(&mut self) -> Option<Result<&'de [u8]>> {
         let Some((count, tail)) = self.rest.split_first_chunk::<4>() else {
             return Some(Err(Error::undetailed()));
@@ -419,6 +433,11 @@ impl<'de> Read<'de> for WindowRead<'_> {
         match self.inner.read_bytes_quiet(len, expected)? {
             Reference::Borrowed(b) | Reference::Copied(b) => Ok(Reference::Copied(b)),
         }
+    }
+
+    #[inline(always)]
+    fn take_counted_held_quiet(&mut self) -> Option<Result<&[u8]>> {
+        self.inner.take_counted_quiet()
     }
 
     #[inline]

@@ -79,6 +79,9 @@ impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Decoder<R,
         if !D && let Some(bytes) = self.read.take_counted_quiet() {
             return visitor.visit_borrowed_str(utf8::<D>(bytes?, 0)?);
         }
+        if !D && let Some(bytes) = self.read.take_counted_held_quiet() {
+            return visitor.visit_str(utf8::<D>(bytes?, 0)?);
+        }
         let (start, bytes) = self.read_counted_bytes("string bytes")?;
         match bytes {
             Reference::Borrowed(b) => visitor.visit_borrowed_str(utf8::<D>(b, start)?),
@@ -96,6 +99,9 @@ impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Decoder<R,
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if !D && let Some(bytes) = self.read.take_counted_quiet() {
             return visitor.visit_borrowed_bytes(bytes?);
+        }
+        if !D && let Some(bytes) = self.read.take_counted_held_quiet() {
+            return visitor.visit_bytes(bytes?);
         }
         let (start, bytes) = self.read_counted_bytes("byte string bytes")?;
         match bytes {
@@ -267,21 +273,33 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
         if D || !(borrowed || owned) {
             return None;
         }
-        let bytes = match self.read.take_counted_quiet()? {
-            Ok(bytes) => bytes,
-            Err(e) => return Some(Err(e)),
-        };
-        let text: &'de str = match utf8::<D>(bytes, 0) {
-            Ok(text) => text,
-            Err(e) => return Some(Err(e)),
-        };
-        let value = if borrowed {
+        if borrowed {
+            let bytes = match self.read.take_counted_quiet()? {
+                Ok(bytes) => bytes,
+                Err(e) => return Some(Err(e)),
+            };
+            let text: &'de str = match utf8::<D>(bytes, 0) {
+                Ok(text) => text,
+                Err(e) => return Some(Err(e)),
+            };
             // SAFETY: `typeid::of` erases lifetimes only, so `T` is `&'a str`
             // for some `'a`, and `T: Deserialize<'de>` holds for `&'a str`
             // only where `'de: 'a`: the string, borrowed for `'de`, is a
             // valid `T`. The copy moves a reference; nothing is dropped.
-            unsafe { std::mem::transmute_copy::<&'de str, T>(&text) }
-        } else {
+            return Some(Ok(unsafe {
+                std::mem::transmute_copy::<&'de str, T>(&text)
+            }));
+        }
+        // An owned string may come from a stream's window too.
+        let bytes = match self.read.take_counted_held_quiet()? {
+            Ok(bytes) => bytes,
+            Err(e) => return Some(Err(e)),
+        };
+        let value = {
+            let text = match utf8::<D>(bytes, 0) {
+                Ok(text) => text,
+                Err(e) => return Some(Err(e)),
+            };
             let text = std::mem::ManuallyDrop::new(String::from(text));
             // SAFETY: `String` has no lifetime, so the only type with its id
             // is `String`: `T` is `String`. The value is moved out of the

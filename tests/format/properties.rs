@@ -659,6 +659,20 @@ fn checked_as_std_checks(bytes: &[u8]) -> Result<(), String> {
         verdict(kiln::from_slice::<Vec<String>>(&one).map(|mut v| v.remove(0))),
         4,
     );
+    let streamed_element = later(
+        verdict(
+            kiln::from_reader::<_, Vec<String>>(Pieces::new(&one, &[1 << 16]))
+                .map(|mut v| v.remove(0)),
+        ),
+        4,
+    );
+    let streamed_field = later(
+        verdict(
+            kiln::from_reader::<_, Vec<(u8, String)>>(Pieces::new(&one_field(&field), &[5]))
+                .map(|mut v| v.remove(0).1),
+        ),
+        5,
+    );
     let borrowed_element = later(
         verdict(kiln::from_slice::<Vec<&str>>(&one).map(|v| v[0].to_owned())),
         4,
@@ -689,6 +703,8 @@ fn checked_as_std_checks(bytes: &[u8]) -> Result<(), String> {
         ("owned field", in_owned_field),
         ("element", element),
         ("borrowed element", borrowed_element),
+        ("streamed element", streamed_element),
+        ("streamed field", streamed_field),
         ("map key", map_key),
         ("map value", map_value),
     ] {
@@ -699,6 +715,13 @@ fn checked_as_std_checks(bytes: &[u8]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `bytes` as the only element of a sequence: a count of one before them.
+fn one_field(bytes: &[u8]) -> Vec<u8> {
+    let mut one = 1u32.to_le_bytes().to_vec();
+    one.extend_from_slice(bytes);
+    one
 }
 
 /// Strings are checked as `std::str::from_utf8` checks them, whatever
