@@ -192,7 +192,7 @@ def speedup(results, dataset, direction, lib):
     return o["time"] / k["time"]
 
 
-def markdown(results, sizes, stat, when, others, release=None, release_others=None):
+def markdown(results, sizes, stat, when, others, release=None, release_others=None, release_args=""):
     datasets = ordered({d for d, _, _ in results} | set(sizes), DATASETS)
     libs = ordered({l for _, _, l in results}, LIBS)
     peers = [l for l in libs if l != "kiln"]
@@ -205,7 +205,8 @@ def markdown(results, sizes, stat, when, others, release=None, release_others=No
     w(f"- Measured: {when} (UTC)")
     if release:
         w("- Command: `cargo bench`, then the same with `CARGO_TARGET_DIR=target/release-profile")
-        w("  CARGO_PROFILE_BENCH_LTO=false CARGO_PROFILE_BENCH_CODEGEN_UNITS=16`, then")
+        w("  CARGO_PROFILE_BENCH_LTO=false CARGO_PROFILE_BENCH_CODEGEN_UNITS=16`"
+          + (f" and `-- {release_args}`" if release_args else "") + ", then")
         w("  `python3 benches/report.py --release-criterion-dir target/release-profile/criterion`")
     else:
         w("- Command: `cargo bench && python3 benches/report.py`")
@@ -465,6 +466,9 @@ def main():
                         help="time per operation to report (min: fastest sample)")
     parser.add_argument("--release-criterion-dir", default=None,
                         help="criterion results of the same benches under cargo's default release profile")
+    parser.add_argument("--release-args", default="",
+                        help="the criterion options the release-profile run was given, "
+                             "named in the Command line")
     parser.add_argument("--python", default=None,
                         help="the output of benches/python/bench.py, added as the section "
                              "'From Python'")
@@ -495,7 +499,7 @@ def main():
             release = load_results(args.release_criterion_dir, args.stat)
             release_others = load_others(args.release_criterion_dir, args.stat)
         f.write(markdown(results, sizes, args.stat, when, load_others(args.criterion_dir, args.stat),
-                         release, release_others))
+                         release, release_others, args.release_args))
         if args.python:
             with open(args.python) as py:
                 f.write(PYTHON_HEADING + py.read())
