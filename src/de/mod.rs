@@ -453,9 +453,9 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
 
     /// The single-copy path: when `V` is serde's own visitor for `Vec<T>` of
     /// a block element type or of a record layout, reads the vector at once
-    /// (see [`crate::block`]).
-    /// `None` (having read nothing) for every other visitor.
-    /// `Err(visitor)`, the visitor handed back, for every other visitor.
+    /// (see [`crate::block`]); from a stream, the records that arrive
+    /// ([`Decoder::read_records_streamed`]). `Err(visitor)`, the visitor
+    /// handed back, having read nothing, for every other visitor.
     #[inline]
     fn try_block<V: Visitor<'de>>(&mut self, visitor: V) -> Result<Result<V::Value, V>> {
         macro_rules! each {
