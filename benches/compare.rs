@@ -376,6 +376,19 @@ impl Borrowing for LogRefs {
     }
 }
 
+struct SaveGameRefs;
+impl Borrowing for SaveGameRefs {
+    type Of<'a> = datasets::savegame::SaveGameRef<'a>;
+
+    #[inline]
+    fn bitcode_decode<'a>(buffer: &mut bitcode::Buffer, bytes: &'a [u8]) -> Self::Of<'a> {
+        buffer.decode(bytes).unwrap()
+    }
+    fn bitcode_encode<'o>(value: &Self::Of<'_>, buffer: &'o mut bitcode::Buffer) -> &'o [u8] {
+        buffer.encode(value)
+    }
+}
+
 struct PacketRefs;
 impl Borrowing for PacketRefs {
     type Of<'a> = Vec<datasets::network::PacketRef<'a>>;
@@ -585,7 +598,7 @@ fn main() {
     drop(mesh);
 
     let save = datasets::savegame::generate(&mut rng_for("savegame"), 500);
-    bench_dataset::<_, NoBorrowed>(&mut c, &mut sizes, "savegame", &save);
+    bench_dataset::<_, SaveGameRefs>(&mut c, &mut sizes, "savegame", &save);
     drop(save);
 
     let net = datasets::network::generate(&mut rng_for("network"), 10_000);

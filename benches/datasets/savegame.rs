@@ -362,6 +362,186 @@ pub enum Effect {
     Blessed,
 }
 
+/// [`SaveGame`] with its strings borrowed from the input (the borrowed
+/// read of the community benchmark's minecraft dataset). The types without
+/// strings are shared with [`SaveGame`]. No rkyv derive: rkyv reads
+/// [`SaveGame`]'s archived form in place instead.
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+)]
+pub struct SaveGameRef<'a> {
+    pub version: u32,
+    pub world_seed: u64,
+    pub world_name: &'a str,
+    #[serde(borrow)]
+    pub players: Vec<PlayerRef<'a>>,
+}
+
+/// [`Player`], borrowing.
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+)]
+pub struct PlayerRef<'a> {
+    pub id: u64,
+    pub name: &'a str,
+    pub class: Class,
+    pub level: u16,
+    pub experience: u64,
+    pub position: Vector3,
+    pub facing: f32,
+    pub health: Gauge,
+    pub mana: Gauge,
+    pub attributes: Attributes,
+    #[serde(borrow)]
+    pub inventory: Vec<SlotRef<'a>>,
+    #[serde(borrow)]
+    pub equipment: EquipmentRef<'a>,
+    #[serde(borrow)]
+    pub quests: Vec<QuestRef<'a>>,
+    pub effects: Vec<Effect>,
+    #[serde(borrow)]
+    pub guild: Option<&'a str>,
+    #[serde(borrow)]
+    pub title: Option<&'a str>,
+    pub last_login: Option<u64>,
+}
+
+/// [`Slot`], borrowing.
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+)]
+pub struct SlotRef<'a> {
+    #[serde(borrow)]
+    pub item: ItemRef<'a>,
+    pub count: u16,
+}
+
+/// [`Item`], borrowing.
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+)]
+pub enum ItemRef<'a> {
+    Weapon {
+        kind: WeaponKind,
+        damage: u16,
+        durability: u16,
+        #[serde(borrow)]
+        enchantment: Option<EnchantmentRef<'a>>,
+    },
+    Armor {
+        defense: u16,
+        weight: f32,
+    },
+    Potion(Potion, u8),
+    Material {
+        id: u32,
+        name: &'a str,
+    },
+    Key(u32),
+    Junk,
+}
+
+/// [`Enchantment`], borrowing.
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+)]
+pub struct EnchantmentRef<'a> {
+    pub name: &'a str,
+    pub power: u8,
+}
+
+/// [`Equipment`], borrowing.
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+)]
+pub struct EquipmentRef<'a> {
+    #[serde(borrow)]
+    pub head: Option<ItemRef<'a>>,
+    #[serde(borrow)]
+    pub body: Option<ItemRef<'a>>,
+    #[serde(borrow)]
+    pub main_hand: Option<ItemRef<'a>>,
+    #[serde(borrow)]
+    pub off_hand: Option<ItemRef<'a>>,
+}
+
+/// [`Quest`], borrowing.
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+)]
+pub struct QuestRef<'a> {
+    pub id: u32,
+    #[serde(borrow)]
+    pub state: QuestStateRef<'a>,
+    pub objectives: Vec<Objective>,
+}
+
+/// [`QuestState`], borrowing.
+#[derive(
+    Serialize,
+    Deserialize,
+    Debug,
+    PartialEq,
+    bitcode::Encode,
+    bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+)]
+pub enum QuestStateRef<'a> {
+    Active { step: u8 },
+    Completed { at: u64 },
+    Failed(&'a str),
+}
+
 const CLASSES: &[Class] = &[
     Class::Warrior,
     Class::Mage,
