@@ -146,9 +146,10 @@ impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for CountedAccess<'_, 
             self.index += 1;
             return Ok(Some(value));
         }
-        // A string takes four bytes at least: nothing to charge.
+        // A string takes four bytes at least, a byte array one: nothing to
+        // charge.
         if self.left > 0
-            && let Some(value) = self.de.quiet_string::<T>()
+            && let Some(value) = self.de.quiet_value::<T>()
         {
             self.left -= 1;
             return value.map(Some);
@@ -198,13 +199,13 @@ impl<'de, R: Read<'de>, const D: bool> de::MapAccess<'de> for CountedAccess<'_, 
         Ok(value)
     }
 
-    /// A string key is read in place on the quiet slice path
-    /// ([`Decoder::quiet_string`]).
+    /// A string or byte-array key is read in place on the quiet slice path
+    /// ([`Decoder::quiet_value`]).
     #[inline]
     fn next_key<K: de::Deserialize<'de>>(&mut self) -> Result<Option<K>> {
         if !D && self.left > 0 {
             let start = self.de.read.offset();
-            if let Some(key) = self.de.quiet_string::<K>() {
+            if let Some(key) = self.de.quiet_value::<K>() {
                 self.left -= 1;
                 self.entry_start = start;
                 self.key_size = std::mem::size_of::<K>();
@@ -214,11 +215,11 @@ impl<'de, R: Read<'de>, const D: bool> de::MapAccess<'de> for CountedAccess<'_, 
         self.next_key_seed(std::marker::PhantomData)
     }
 
-    /// A string value is read in place on the quiet slice path; it takes
-    /// four bytes at least, so the entry has nothing to charge.
+    /// A string or byte-array value is read in place on the quiet slice
+    /// path; it takes a byte at least, so the entry has nothing to charge.
     #[inline]
     fn next_value<V: de::Deserialize<'de>>(&mut self) -> Result<V> {
-        if let Some(value) = self.de.quiet_string::<V>() {
+        if let Some(value) = self.de.quiet_value::<V>() {
             return value;
         }
         self.next_value_seed(std::marker::PhantomData)
@@ -275,7 +276,7 @@ impl<'de, R: Read<'de>, const D: bool> de::SeqAccess<'de> for FixedAccess<'_, R,
     #[inline(always)]
     fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
         if self.index < self.len
-            && let Some(value) = self.de.quiet_string::<T>()
+            && let Some(value) = self.de.quiet_value::<T>()
         {
             self.index += 1;
             return value.map(Some);

@@ -258,6 +258,56 @@ impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Decoder<R,
 }
 
 impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
+    /// A value read in place by the access that reads a field, element,
+    /// key or value, on the quiet slice path: a string
+    /// ([`Decoder::quiet_string`]) or a byte array
+    /// ([`Decoder::quiet_byte_array`]). `None` for every other type,
+    /// having read nothing.
+    #[inline(always)]
+    pub(super) fn quiet_value<T: de::Deserialize<'de>>(&mut self) -> Option<Result<T>> {
+        if let Some(value) = self.quiet_string::<T>() {
+            return Some(value);
+        }
+        self.quiet_byte_array::<T>()
+    }
+
+    /// A byte array (`[u8; N]` for N from 1 to 32, the sizes serde reads:
+    /// addresses, hashes, keys, ids) read in one step, where serde reads it
+    /// as a tuple of N `u8`s, each a call and a bounds check of its own.
+    /// The same bytes and value; the tuple's nesting level is checked as
+    /// [`Decoder::nested`] would, and a failure is [`Error::undetailed`]
+    /// (the value is then read again with detail).
+    #[inline(always)]
+    fn quiet_byte_array<T>(&mut self) -> Option<Result<T>> {
+        if D || std::mem::align_of::<T>() != 1 {
+            return None;
+        }
+        macro_rules! sizes {
+            ($($n:literal)*) => {
+                match std::mem::size_of::<T>() {
+                    $($n if typeid::of::<T>() == std::any::TypeId::of::<[u8; $n]>() => {
+                        Some(self.byte_array::<$n, T>())
+                    })*
+                    _ => None,
+                }
+            };
+        }
+        sizes!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+    }
+
+    /// The `N` bytes of a `[u8; N]` that `T` is (the caller has checked).
+    #[inline(always)]
+    fn byte_array<const N: usize, T>(&mut self) -> Result<T> {
+        assert!(typeid::of::<T>() == std::any::TypeId::of::<[u8; N]>());
+        if self.depth_left == 0 {
+            return Err(Error::undetailed());
+        }
+        let bytes = self.read.read_array_quiet::<N>("u8")?;
+        // SAFETY: `[u8; N]` has no lifetime, so the only type with its id is
+        // `[u8; N]`: `T` is `[u8; N]` (asserted above; the check folds away).
+        Ok(unsafe { std::mem::transmute_copy::<[u8; N], T>(&bytes) })
+    }
+
     /// A `&str` or `String` value read in place, where the access reading a
     /// field or an element is asked for one of those two types on the
     /// quiet slice path (no detail; `None` everywhere else, having read

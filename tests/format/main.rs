@@ -12,6 +12,7 @@ static GLOBAL: common::alloc::Counting = common::alloc::Counting;
 mod arrays;
 mod batch;
 mod block;
+mod byte_arrays;
 mod detail;
 mod fixed_access;
 mod frame;
