@@ -259,9 +259,9 @@ impl<'de, R: Read<'de>, const D: bool> de::Deserializer<'de> for &mut Decoder<R,
 
 impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
     /// A value read in place by the access that reads a field, element,
-    /// key or value, on the quiet slice path: a string
-    /// ([`Decoder::quiet_string`]) or a byte array
-    /// ([`Decoder::quiet_byte_array`]). `None` for every other type,
+    /// key or value, without detail (from a slice, or from a stream's
+    /// buffered window): a string ([`Decoder::quiet_string`]) or a byte
+    /// array ([`Decoder::quiet_byte_array`]). `None` for every other type,
     /// having read nothing.
     #[inline(always)]
     pub(super) fn quiet_value<T: de::Deserialize<'de>>(&mut self) -> Option<Result<T>> {
