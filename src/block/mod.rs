@@ -48,6 +48,7 @@
 //! that the conversion can be tested on any host.
 
 use std::any::TypeId;
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -401,37 +402,82 @@ pub(crate) fn cast_vec<T: Element, X>(vec: Vec<T>) -> Option<X> {
     Some(unsafe { std::ptr::read((&*vec as *const Vec<T>).cast::<X>()) })
 }
 
-/// Grows `vec` towards `count` elements of `size` bytes in steps as large
-/// as what it holds already (doubling; the first one a few KiB), never by
-/// the count, so that memory stays within twice what arrived plus one small
-/// step: how a stream's blocks and records are read. `fill` gets each new
-/// step's elements, set to `zero`, and the number of elements before them;
-/// it returns `false` to stop early (the caller then cuts `vec` down).
-pub(crate) fn grow_in_steps<T: Clone>(
+/// Grows `vec` towards `count` elements in steps, never reserving on the
+/// word of the count alone: how a stream's blocks and records are read.
+/// The first step is [`STREAM_FIRST_STEP`] bytes; the capacities after it
+/// are `count / 4^k`, ..., `count / 16`, `count / 4`, `count`, from the
+/// first of them above the first step. Each is at most [`STREAM_GROWTH`]
+/// times what arrived before it (plus a rounding of a few elements), so
+/// memory follows the input; and the copies made in growing add up to
+/// about a third of the block, whatever its length. `fill` gets each
+/// step's room, the vector's spare capacity as bytes not yet initialised
+/// (nothing is zeroed first), and the number of elements before it; it
+/// returns the bytes it wrote, from the room's start. Their whole elements
+/// join `vec`; a room not filled to its end (the stream ended) ends the
+/// growth.
+pub(crate) fn grow_in_steps<T: bytemuck::Pod>(
     vec: &mut Vec<T>,
     count: usize,
-    size: usize,
-    zero: T,
-    mut fill: impl FnMut(&mut [T], usize) -> Result<bool>,
+    mut fill: impl for<'d> FnMut(&'d mut [MaybeUninit<u8>], usize) -> Result<&'d mut [u8]>,
 ) -> Result<()> {
-    let first = (STREAM_FIRST_STEP / size).max(1);
-    while vec.len() < count {
-        let old = vec.len();
-        let n = (count - old).min(old.max(first));
-        vec.reserve_exact(n);
-        vec.resize(old + n, zero.clone());
-        if !fill(&mut vec[old..], old)? {
-            break;
-        }
+    let size = std::mem::size_of::<T>();
+    assert!(size > 0, "a zero-sized element has no bytes to read");
+    if count == 0 {
+        return Ok(());
     }
-    Ok(())
+    let first = (STREAM_FIRST_STEP / size).max(1);
+    // How many times the count is divided for the capacity after the
+    // first step (`STREAM_GROWTH^divisions` is below the count: no
+    // overflow).
+    let mut divisions = 0u32;
+    let mut smallest = count;
+    while smallest / STREAM_GROWTH > first {
+        smallest /= STREAM_GROWTH;
+        divisions += 1;
+    }
+    let mut capacity = first.min(count);
+    loop {
+        let old = vec.len();
+        let n = capacity - old;
+        vec.reserve_exact(n);
+        let room = &mut vec.spare_capacity_mut()[..n];
+        // SAFETY: `n` elements of `T` are `n * size` bytes of the same
+        // allocation, and any byte may be left uninitialised in a
+        // `MaybeUninit<u8>` as in a `MaybeUninit<T>`.
+        let room = unsafe {
+            std::slice::from_raw_parts_mut(room.as_mut_ptr().cast::<MaybeUninit<u8>>(), n * size)
+        };
+        let start = room.as_ptr().cast::<u8>();
+        let written = fill(room, old)?;
+        let got = written.len();
+        // `written` must be the start of the room for the elements below
+        // to be initialised; `fill` is ours, but this is what makes
+        // `set_len` sound whatever it does.
+        assert!(
+            std::ptr::eq(written.as_ptr(), start) && got <= n * size,
+            "fill wrote outside the room it was given"
+        );
+        // SAFETY: the first `got` bytes of the room are initialised (they
+        // are `written`, a `&mut [u8]`), so the first `got / size` elements
+        // after `old` are; every bit pattern is a valid `T` (`Pod`).
+        unsafe { vec.set_len(old + got / size) };
+        if got < n * size || capacity == count {
+            return Ok(());
+        }
+        capacity = count / STREAM_GROWTH.pow(divisions);
+        divisions = divisions.saturating_sub(1);
+    }
 }
 
 // ----- reading a block ----------------------------------------------------
 
-/// Bytes of the first step when a block is read from a stream; each later
-/// step is as large as what has arrived so far.
+/// Bytes of the first step when a block is read from a stream (see
+/// [`grow_in_steps`]).
 const STREAM_FIRST_STEP: usize = 4 * 1024;
+
+/// How much larger each of a stream's steps may make a block's vector
+/// than it was (see [`grow_in_steps`]).
+const STREAM_GROWTH: usize = 4;
 
 /// Reads the elements of a block whose count (`count`, read at
 /// `count_offset`) was just read: checks that the input can hold them
@@ -444,8 +490,8 @@ const STREAM_FIRST_STEP: usize = 4 * 1024;
 /// [`ErrorKind::UnexpectedEnd`] at the first element not there whole; a
 /// short byte string fails whole, at its first byte. From a slice the
 /// vector is allocated once. From a stream, whose length is unknown, it
-/// grows in doubling steps (from 4 KiB) as the bytes arrive, so memory
-/// follows the input.
+/// grows in steps (from 4 KiB, see [`grow_in_steps`]) as the bytes arrive,
+/// so memory follows the input.
 pub(crate) fn read_elements<'de, T: Element, R: Read<'de>>(
     read: &mut R,
     count: u32,
@@ -497,24 +543,26 @@ pub(crate) fn read_elements<'de, T: Element, R: Read<'de>>(
     read.check_byte_limit(len as u64)?;
     let start = read.offset();
     let mut vec = Vec::new();
-    grow_in_steps(&mut vec, count, T::SIZE, T::default(), |room, old| {
-        let Err(e) = read.read_into(native_bytes_mut(room), name) else {
-            return Ok(true);
-        };
-        Err(match *e.kind() {
-            // Report the first element not there whole, as the
-            // element-by-element reading (and a slice) does.
-            ErrorKind::UnexpectedEnd { available, .. } if seq.is_none() => Error::at(
-                // A byte string: reported whole, as from a slice.
+    grow_in_steps(&mut vec, count, |room, old| {
+        let wanted = room.len();
+        let written = read.read_up_to(room)?;
+        if written.len() == wanted {
+            return Ok(written);
+        }
+        // The stream ended inside the block. Report the first element not
+        // there whole, as the element-by-element reading (and a slice) does.
+        let received = (old * T::SIZE + written.len()) as u64;
+        Err(match seq {
+            // A byte string: reported whole, as from a slice.
+            None => Error::at(
                 ErrorKind::UnexpectedEnd {
                     expected: name,
                     needed: len as u64,
-                    available: (old * T::SIZE) as u64 + available,
+                    available: received,
                 },
                 start,
             ),
-            ErrorKind::UnexpectedEnd { available, .. } => {
-                let received = (old * T::SIZE) as u64 + available;
+            Some(_) => {
                 let whole = received / T::SIZE as u64;
                 Error::at(
                     ErrorKind::UnexpectedEnd {
@@ -526,7 +574,6 @@ pub(crate) fn read_elements<'de, T: Element, R: Read<'de>>(
                 )
                 .in_index(whole)
             }
-            _ => e,
         })
     })?;
     le_to_native(&mut vec);

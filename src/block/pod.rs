@@ -154,8 +154,10 @@ unsafe fn build_vec<X: Pod>(bytes: &[u8], out: *mut ()) {
     unsafe { out.cast::<Vec<X>>().write(vec) };
 }
 
-/// Fills a slice from a stream ([`crate::read::Read::read_up_to`]).
-type Fill<'f> = &'f mut dyn FnMut(&mut [u8]) -> Result<usize>;
+/// Fills a vector's spare capacity from a stream
+/// ([`crate::read::Read::read_up_to`]); returns the bytes written, from the
+/// start.
+type Fill<'f> = &'f mut dyn for<'d> FnMut(&'d mut [MaybeUninit<u8>]) -> Result<&'d mut [u8]>;
 
 /// What [`Layout::stream`] read: `records` whole ones, then the `partial`
 /// bytes of the next one when the stream ended inside it.
@@ -170,20 +172,16 @@ unsafe fn stream_vec<X: Pod>(count: usize, fill: Fill<'_>, out: *mut ()) -> Resu
     let size = std::mem::size_of::<X>();
     let mut vec = Vec::<X>::new();
     let mut partial = Vec::new();
-    let mut kept = None;
-    super::grow_in_steps(&mut vec, count, size, X::zeroed(), |room, old| {
-        let room: &mut [u8] = bytemuck::cast_slice_mut(room);
-        let got = fill(room)?;
-        if got < room.len() {
-            partial.extend_from_slice(&room[got / size * size..got]);
-            kept = Some(old + got / size);
-            return Ok(false);
+    super::grow_in_steps(&mut vec, count, |room, _| {
+        let wanted = room.len();
+        let written = fill(room)?;
+        if written.len() < wanted {
+            // The bytes of the record the stream ended inside, which the
+            // element path reads again.
+            partial.extend_from_slice(&written[written.len() / size * size..]);
         }
-        Ok(true)
+        Ok(written)
     })?;
-    if let Some(kept) = kept {
-        vec.truncate(kept);
-    }
     let records = vec.len();
     // SAFETY: the caller guarantees `out` may be written as a `Vec<X>`.
     unsafe { out.cast::<Vec<X>>().write(vec) };

@@ -11,6 +11,8 @@
 //! The offset of such an error is the offset of the first byte of the value
 //! that could not be read whole.
 
+use std::mem::MaybeUninit;
+
 use crate::error::{Error, ErrorKind, Result};
 
 mod slice;
@@ -106,13 +108,15 @@ pub trait Read<'de>: private::Sealed {
     /// Streams: fills as much of `dst` as the stream has, the buffered
     /// bytes first and then, for a large rest, straight from the stream
     /// into `dst` (one copy, no read-ahead); stops early only at the end
-    /// of the stream, and returns how many bytes it wrote. The caller
-    /// keeps within the byte limit ([`Read::bytes_allowed`]). Slices,
-    /// whose bytes are read in place, write nothing.
+    /// of the stream, and returns the bytes it wrote, the start of `dst`.
+    /// `dst` may be uninitialised (a vector's spare capacity), so that a
+    /// block read from a stream is not zeroed first. The caller keeps
+    /// within the byte limit ([`Read::bytes_allowed`]). Slices, whose
+    /// bytes are read in place, write nothing.
     #[doc(hidden)]
-    fn read_up_to(&mut self, dst: &mut [u8]) -> Result<usize> {
+    fn read_up_to<'d>(&mut self, dst: &'d mut [MaybeUninit<u8>]) -> Result<&'d mut [u8]> {
         let _ = dst;
-        Ok(0)
+        Ok(&mut [])
     }
 
     /// Streams: puts back `bytes`, the last ones [`Read::read_up_to`]
@@ -128,10 +132,6 @@ pub trait Read<'de>: private::Sealed {
     fn bytes_allowed(&self) -> u64 {
         u64::MAX
     }
-
-    /// Fills `dst` entirely.
-    #[doc(hidden)]
-    fn read_into(&mut self, dst: &mut [u8], expected: &'static str) -> Result<()>;
 
     /// Fails with [`ErrorKind::TrailingBytes`] unless the input is exhausted.
     #[doc(hidden)]

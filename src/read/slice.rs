@@ -140,13 +140,6 @@ impl<'de> Read<'de> for SliceRead<'de> {
     }
 
     #[inline]
-    fn read_into(&mut self, dst: &mut [u8], expected: &'static str) -> Result<()> {
-        let src = self.take(dst.len(), expected)?;
-        dst.copy_from_slice(src);
-        Ok(())
-    }
-
-    #[inline]
     fn end(&mut self) -> Result<()> {
         if self.rest.is_empty() {
             Ok(())
@@ -230,15 +223,6 @@ impl<'de> Read<'de> for WindowRead<'_> {
     #[inline(always)]
     fn take_counted_held_quiet(&mut self) -> Option<Result<&[u8]>> {
         self.inner.take_counted_quiet()
-    }
-
-    #[inline]
-    fn read_into(&mut self, dst: &mut [u8], expected: &'static str) -> Result<()> {
-        let Reference::Borrowed(src) = self.inner.read_bytes_quiet(dst.len(), expected)? else {
-            return Err(Error::undetailed());
-        };
-        dst.copy_from_slice(src);
-        Ok(())
     }
 
     fn end(&mut self) -> Result<()> {

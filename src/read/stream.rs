@@ -2,6 +2,7 @@
 //! its own.
 
 use std::io;
+use std::mem::MaybeUninit;
 
 use super::{Read, Reference, private};
 use crate::error::{Error, ErrorKind, Result};
@@ -10,6 +11,12 @@ use crate::options::DEFAULT_BYTE_LIMIT;
 /// Size of [`IoRead`]'s internal buffer, and the most it asks of the
 /// underlying reader at once.
 const IO_BUFFER: usize = 8 * 1024;
+
+/// Most bytes handed to the underlying reader at once when reading
+/// straight into uninitialised memory, which must be zeroed first: small
+/// enough that the zeroed bytes are still in cache when the reader
+/// overwrites them.
+const DIRECT_STEP: usize = 256 * 1024;
 
 /// Reads from any [`io::Read`], through a buffer of its own.
 ///
@@ -161,6 +168,61 @@ impl<R: io::Read> IoRead<R> {
         Ok(())
     }
 
+    /// [`Read::read_up_to`]: returns how many bytes it wrote, from the
+    /// start of `dst`. The underlying reader may only be handed
+    /// initialised bytes, so each direct read is given a step of at most
+    /// [`DIRECT_STEP`] bytes, zeroed just before (once: a reader that
+    /// returns less leaves the rest of the step initialised for the next).
+    fn fill_up_to(&mut self, dst: &mut [MaybeUninit<u8>]) -> Result<usize> {
+        let mut at = 0;
+        // `dst[at..initialised]` is initialised (zeroed, or written by
+        // the reader beyond what it returned).
+        let mut initialised = 0;
+        while at < dst.len() {
+            if self.pos < self.filled {
+                let n = (dst.len() - at).min(self.filled - self.pos);
+                dst[at..at + n].write_copy_of_slice(&self.buf[self.pos..self.pos + n]);
+                self.pos += n;
+                at += n;
+            } else if dst.len() - at >= self.buf.len() {
+                // At least a buffer's worth to go: straight into `dst`,
+                // sparing a copy. Only bytes the caller needs are asked for.
+                self.base += self.filled as u64;
+                self.pos = 0;
+                self.filled = 0;
+                let end = at + (dst.len() - at).min(DIRECT_STEP);
+                if initialised < end {
+                    dst[initialised.max(at)..end].fill(MaybeUninit::new(0));
+                    initialised = end;
+                }
+                let room = &mut dst[at..end];
+                // SAFETY: every byte of `room` is initialised: zeroed just
+                // now, or by an earlier step and then perhaps written by
+                // the reader.
+                let room = unsafe { &mut *(room as *mut [MaybeUninit<u8>] as *mut [u8]) };
+                let n = loop {
+                    match self.reader.read(room) {
+                        Ok(n) => break n.min(room.len()),
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => {
+                            self.update_readable();
+                            return Err(Error::at(ErrorKind::Io(e), self.base));
+                        }
+                    }
+                };
+                self.base += n as u64;
+                self.update_readable();
+                if n == 0 {
+                    break;
+                }
+                at += n;
+            } else if self.fill()? == 0 {
+                break;
+            }
+        }
+        Ok(at)
+    }
+
     /// [`Read::read_array`] across a refill: out of line, so that the
     /// buffered case stays small enough to inline into every field.
     #[cold]
@@ -226,58 +288,10 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         Ok(Reference::Copied(&self.scratch))
     }
 
-    fn read_into(&mut self, dst: &mut [u8], expected: &'static str) -> Result<()> {
-        self.check_limit(dst.len())?;
-        let start = self.offset();
-        let got = self.read_up_to(dst)?;
-        if got < dst.len() {
-            return Err(Error::at(
-                ErrorKind::UnexpectedEnd {
-                    expected,
-                    needed: dst.len() as u64,
-                    available: got as u64,
-                },
-                start,
-            ));
-        }
-        Ok(())
-    }
-
-    fn read_up_to(&mut self, dst: &mut [u8]) -> Result<usize> {
-        let mut at = 0;
-        while at < dst.len() {
-            if self.pos < self.filled {
-                let n = (dst.len() - at).min(self.filled - self.pos);
-                dst[at..at + n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
-                self.pos += n;
-                at += n;
-            } else if dst.len() - at >= self.buf.len() {
-                // At least a buffer's worth to go: straight into `dst`,
-                // sparing a copy. Only bytes the caller needs are asked for.
-                self.base += self.filled as u64;
-                self.pos = 0;
-                self.filled = 0;
-                let n = loop {
-                    match self.reader.read(&mut dst[at..]) {
-                        Ok(n) => break n.min(dst.len() - at),
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        Err(e) => {
-                            self.update_readable();
-                            return Err(Error::at(ErrorKind::Io(e), self.base));
-                        }
-                    }
-                };
-                self.base += n as u64;
-                self.update_readable();
-                if n == 0 {
-                    break;
-                }
-                at += n;
-            } else if self.fill()? == 0 {
-                break;
-            }
-        }
-        Ok(at)
+    fn read_up_to<'d>(&mut self, dst: &'d mut [MaybeUninit<u8>]) -> Result<&'d mut [u8]> {
+        let got = self.fill_up_to(dst)?;
+        // SAFETY: `fill_up_to` initialised the first `got` bytes of `dst`.
+        Ok(unsafe { &mut *(&mut dst[..got] as *mut [MaybeUninit<u8>] as *mut [u8]) })
     }
 
     fn unread(&mut self, bytes: &[u8]) {
@@ -375,5 +389,83 @@ impl<'de, R: io::Read> Read<'de> for IoRead<R> {
         self.filled = all.len();
         self.buf = all.into_boxed_slice();
         Ok(Reference::Copied(&self.buf[..]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+    use std::mem::MaybeUninit;
+
+    use super::{DIRECT_STEP, IO_BUFFER, IoRead};
+    use crate::read::Read as _;
+
+    /// Gives `data` in pieces of `piece` bytes, writing `0xee` over the
+    /// rest of each buffer it is handed (as a reader may), and notes, for
+    /// each buffer, its length and whether it was all zeros when handed.
+    struct Scribbler<'a> {
+        data: &'a [u8],
+        piece: usize,
+        seen: Vec<(usize, bool)>,
+    }
+
+    impl io::Read for Scribbler<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.seen.push((buf.len(), buf.iter().all(|&b| b == 0)));
+            let n = buf.len().min(self.piece).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            buf[n..].fill(0xee);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn read_up_to(data: &[u8], piece: usize, wanted: usize) -> (Vec<u8>, Vec<(usize, bool)>) {
+        let mut read = IoRead::new(Scribbler {
+            data,
+            piece,
+            seen: Vec::new(),
+        });
+        // Garbage where the vector's spare capacity would be.
+        let mut dst = vec![MaybeUninit::new(0xab_u8); wanted];
+        let got = read.read_up_to(&mut dst).unwrap().to_vec();
+        (got, read.into_inner().seen)
+    }
+
+    #[test]
+    fn direct_reads_get_zeroed_steps_of_bounded_length() {
+        let data: Vec<u8> = (0..3 * DIRECT_STEP + 5).map(|i| (i % 251) as u8).collect();
+        let (got, seen) = read_up_to(&data, usize::MAX, data.len());
+        assert_eq!(got, data);
+        // Straight into the destination, a step at a time, each zeroed.
+        assert_eq!(
+            seen,
+            [
+                (DIRECT_STEP, true),
+                (DIRECT_STEP, true),
+                (DIRECT_STEP, true),
+                (IO_BUFFER, true)
+            ]
+        );
+        // A stream that ends early: only what arrived is handed back.
+        let (got, _) = read_up_to(&data[..DIRECT_STEP + 9], usize::MAX, data.len());
+        assert_eq!(got, &data[..DIRECT_STEP + 9]);
+    }
+
+    #[test]
+    fn a_step_is_zeroed_once_however_short_the_reads() {
+        // Reads of 1,000 bytes: each later read is handed the step from
+        // where the last one stopped, still holding what the reader wrote
+        // past its count (not zeroed again); only the 1,000 bytes new at
+        // its end are zeroed.
+        let data: Vec<u8> = (0..DIRECT_STEP + 2 * IO_BUFFER)
+            .map(|i| (i % 253) as u8)
+            .collect();
+        let (got, seen) = read_up_to(&data, 1000, data.len());
+        assert_eq!(got, data);
+        assert_eq!(seen[0], (DIRECT_STEP, true));
+        assert_eq!(seen[1], (DIRECT_STEP, false));
+        assert_eq!(seen[2], (DIRECT_STEP, false));
+        assert!(seen.iter().all(|&(len, _)| len <= DIRECT_STEP));
     }
 }

@@ -619,10 +619,11 @@ fn count_larger_than_stream_fails_with_bounded_memory() {
     // 25,000 whole f64 arrived: element 25,000 is the one missing.
     assert_eq!(err.offset(), Some(4 + 200_000));
     assert_eq!(err.path().as_deref(), Some("[25000]"));
-    assert!(
-        largest <= 2 * 200_000 + 4 * 1024,
-        "allocated {largest} bytes"
-    );
+    // The capacities are 4 KiB, then 100,000,000 / 4^k f64s for k = 8
+    // down: 12 KB, 49 KB, 195 KB, and 781 KB once 195 KB arrived, never
+    // more than four times what arrived.
+    assert_eq!(largest, 100_000_000 / 4usize.pow(5) * 8);
+    assert!(largest <= 4 * 200_000, "allocated {largest} bytes");
 }
 
 #[test]
@@ -666,6 +667,63 @@ fn trailing_bytes_after_a_block() {
 }
 
 // ----- streams longer than the reader's buffer -----------------------------
+
+/// Offsets where a stream of `count` elements of `size` bytes after a
+/// 4-byte count changes how it is read: each growth step's end (4 KiB,
+/// then `count / 4^k` elements), the ends of the 256 KiB steps read
+/// straight from the stream, the reader's 8 KiB buffer, one byte either
+/// side of each.
+fn stream_cuts(count: usize, size: usize) -> Vec<usize> {
+    let len = 4 + count * size;
+    let mut ends = vec![4, 4 + 4096, 8192, 4 + 4096 + 256 * 1024, len];
+    let mut k = count;
+    while k > 4096 / size {
+        ends.push(4 + k * size);
+        k /= 4;
+    }
+    ends.extend((1..8).map(|i| 4 + 4096 + 8192 * i));
+    ends.extend((1..len / (256 * 1024) + 1).map(|i| 4 + 4096 + 256 * 1024 * i));
+    let mut cuts: Vec<usize> = ends
+        .iter()
+        .flat_map(|&e| [e.saturating_sub(1), e, e + 1])
+        .filter(|&c| c >= 4 && c < len)
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts
+}
+
+#[test]
+fn large_blocks_from_streams_fail_as_the_element_path_at_every_step() {
+    // 1.6 MB: several growth steps, and many reads straight into the
+    // vector's memory, which is not zeroed before the reader gets it.
+    let v: Vec<u32> = (0..400_000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let bytes = kiln::to_vec(&v).unwrap();
+    let readers: [&[usize]; 4] = [
+        &[usize::MAX],
+        &[1 << 16],
+        &[3, 300_001],
+        &[8191, 8192, 8193],
+    ];
+    for sizes in readers {
+        let back: Vec<u32> = kiln::from_reader(pieces::Pieces::new(&bytes, sizes)).unwrap();
+        assert!(back == v, "{sizes:?}");
+    }
+    let cuts = stream_cuts(v.len(), 4);
+    assert!(cuts.len() >= 60, "{} cuts", cuts.len());
+    for cut in cuts {
+        for sizes in readers {
+            let read = |bytes| pieces::Pieces::new(bytes, sizes);
+            let fast = kiln::from_reader::<_, Vec<u32>>(read(&bytes[..cut])).unwrap_err();
+            let slow = kiln::from_reader::<_, Elementwise<u32>>(read(&bytes[..cut])).unwrap_err();
+            assert_eq!(fast.to_string(), slow.to_string(), "cut {cut}, {sizes:?}");
+            assert_eq!(fast.offset(), slow.offset(), "cut {cut}, {sizes:?}");
+            assert_eq!(fast.kind().code(), "unexpected-end");
+        }
+    }
+}
 
 #[test]
 fn blocks_larger_than_the_reader_buffer() {

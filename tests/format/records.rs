@@ -578,6 +578,44 @@ fn streamed_records_fail_as_the_element_path_at_every_kind_of_cut() {
 }
 
 #[test]
+fn large_streamed_records_fail_as_the_element_path_at_every_step() {
+    use crate::common::pieces::Pieces;
+    register_all();
+    // 2 MB of 20-byte records: several growth steps (204 records, then
+    // 100,000 / 4^k), and many reads straight into the vector's memory.
+    let v = records::<Vertex>(&[23], 100_000);
+    let bytes = kiln::to_vec(&v).unwrap();
+    let readers: [&[usize]; 3] = [&[usize::MAX], &[1 << 16], &[3, 300_001]];
+    for sizes in readers {
+        let back: Vec<Vertex> = kiln::from_reader(Pieces::new(&bytes, sizes)).unwrap();
+        assert_eq!(mem(&back), mem(&v), "{sizes:?}");
+    }
+    let mut ends = vec![4 + 20 * 204, 8192, bytes.len() - 1];
+    let mut k = v.len();
+    while k > 204 {
+        ends.push(4 + 20 * k);
+        k /= 4;
+    }
+    ends.extend((1..8).map(|i| 4 + 20 * 204 + 256 * 1024 * i));
+    for end in ends {
+        for cut in [end - 1, end, end + 1, end + 7]
+            .into_iter()
+            .filter(|&c| c < bytes.len())
+        {
+            for sizes in readers {
+                let fast = kiln::from_reader::<_, Vec<Vertex>>(Pieces::new(&bytes[..cut], sizes))
+                    .unwrap_err();
+                let slow =
+                    kiln::from_reader::<_, ByElement<Vertex>>(Pieces::new(&bytes[..cut], sizes))
+                        .unwrap_err();
+                assert_eq!(fast.to_string(), slow.to_string(), "cut {cut}, {sizes:?}");
+                assert_eq!(fast.offset(), slow.offset(), "cut {cut}, {sizes:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn streamed_records_read_on_after_a_pause_and_stop_at_an_io_error() {
     register_all();
     let v = records::<Vertex>(&[22], 1200);

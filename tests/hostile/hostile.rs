@@ -48,8 +48,8 @@ fn ten_bytes_claiming_four_billion_u64s_fail_fast() {
     // With the limit raised, elements are read as they arrive and the input
     // runs out at the first one. The reader's own 8 KiB buffer and the
     // first 4 KiB step of elements (a vector of numbers is read in
-    // doubling steps as bytes arrive) are all it holds: nothing that grows
-    // with the 32 GB claimed.
+    // steps that grow with the bytes that arrived) are all it holds:
+    // nothing that grows with the 32 GB claimed.
     let (err, peak) = peak_of(|| {
         kiln::Options::new()
             .byte_limit(u64::MAX)
