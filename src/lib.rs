@@ -198,7 +198,7 @@ pub fn serialized_size<T: ?Sized + Serialize>(value: &T) -> Result<u64> {
 /// assert_eq!(m.text, "hi");
 /// // A byte too many is an error, never ignored:
 /// let err = kiln::from_slice::<Message>(&[2, 0, 0, 0, 0x68, 0x69, 0]).unwrap_err();
-/// assert_eq!(err.to_string(), "trailing bytes: expected end of input, found 1 more bytes at byte 6");
+/// assert_eq!(err.to_string(), "trailing bytes: expected end of input, found 1 more byte at byte 6");
 /// # Ok::<(), kiln::Error>(())
 /// ```
 ///

@@ -16,7 +16,9 @@ pub enum ErrorKind {
     // ----- decoding: the bytes -----
     /// The input ended inside a value.
     #[error(
-        "unexpected end of input: expected {expected} ({needed} bytes), found {available} bytes"
+        "unexpected end of input: expected {expected} ({}), found {}",
+        bytes(.needed),
+        bytes(.available)
     )]
     UnexpectedEnd {
         /// What was being read.
@@ -37,7 +39,9 @@ pub enum ErrorKind {
     InvalidChar(u32),
     /// String bytes that are not UTF-8.
     #[error(
-        "invalid UTF-8: expected a string, found a bad sequence after {valid_up_to} valid bytes"
+        "invalid UTF-8: expected a string, found a bad sequence after {} valid {}",
+        .valid_up_to,
+        plural(.valid_up_to, "byte", "bytes")
     )]
     InvalidUtf8 {
         /// Length of the longest valid UTF-8 prefix.
@@ -57,7 +61,8 @@ pub enum ErrorKind {
     },
     /// A count larger than the rest of the input can possibly hold.
     #[error(
-        "count too large: the remaining input holds at most {max} elements, found a count of {count}"
+        "count too large: found a count of {count}, but the rest of the input can hold at most {max} \
+         elements (one byte each, plus the zero-byte budget)"
     )]
     CountTooLarge {
         /// The count found in the input.
@@ -82,7 +87,8 @@ pub enum ErrorKind {
     /// before the value is read, so a huge claim fails at once, whether or
     /// not the stream really holds that many bytes.
     #[error(
-        "byte limit: expected at most {limit} bytes of input, found a value reaching past them"
+        "byte limit: expected at most {} of input, found a value reaching past them",
+        bytes(.limit)
     )]
     ByteLimit {
         /// The limit in force.
@@ -90,7 +96,7 @@ pub enum ErrorKind {
     },
     /// A frame header claims a schema text longer than
     /// [`Options::schema_text_limit`](crate::Options::schema_text_limit).
-    #[error("schema text too long: expected at most {limit} bytes, found a header claiming {len}")]
+    #[error("schema text too long: expected at most {}, found a header claiming {len}", bytes(.limit))]
     SchemaTextLimit {
         /// The length the header claims.
         len: u64,
@@ -98,7 +104,7 @@ pub enum ErrorKind {
         limit: u64,
     },
     /// Bytes were left after the record.
-    #[error("trailing bytes: expected end of input, found {count} more bytes")]
+    #[error("trailing bytes: expected end of input, found {count} more {}", plural(.count, "byte", "bytes"))]
     TrailingBytes {
         /// How many (for readers: at least how many).
         count: u64,
@@ -129,7 +135,7 @@ pub enum ErrorKind {
         len: u64,
     },
     /// The slice given to [`crate::to_slice`] is too short for the value.
-    #[error("the output slice is full: {needed} bytes needed, {available} available")]
+    #[error("the output slice is full: {} needed, {available} available", bytes(.needed))]
     BufferFull {
         /// Bytes the value needed so far (at least; writing stopped here).
         needed: u64,
@@ -185,7 +191,10 @@ pub enum ErrorKind {
     },
     /// The directory's entries do not fill its bytes exactly.
     #[error(
-        "directory length mismatch: {entries} entries need {needed} bytes, found {found} bytes"
+        "directory length mismatch: {entries} {} {}, found {}",
+        plural(.entries, "entry needs", "entries need"),
+        bytes(.needed),
+        bytes(.found)
     )]
     DirectoryLength {
         /// Entry count from the trailer.
@@ -219,14 +228,18 @@ pub enum ErrorKind {
     },
     /// The shape's element count times the element size overflows 64 bits.
     #[error(
-        "array size overflows: the shape's element count times {elem_size} bytes does not fit in 64 bits"
+        "array size overflows: the shape's element count times {} does not fit in 64 bits",
+        bytes(.elem_size)
     )]
     ArraySizeOverflow {
         /// Bytes per element.
         elem_size: u64,
     },
     /// A block length that is not the shape's element count times the element size.
-    #[error("block length mismatch: the shape needs {expected} bytes, found a block of {found}")]
+    #[error(
+        "block length mismatch: the shape needs {}, found a block of {found}",
+        bytes(.expected)
+    )]
     BlockLength {
         /// Element count times element size.
         expected: u64,
@@ -458,7 +471,11 @@ pub enum ErrorKind {
         reason: String,
     },
     /// The frame ends before its header, schema text, payload or trailer does.
-    #[error("frame truncated: expected {expected} ({needed} bytes), found {available} bytes")]
+    #[error(
+        "frame truncated: expected {expected} ({}), found {}",
+        bytes(.needed),
+        bytes(.available)
+    )]
     FrameTruncated {
         /// The part of the frame that was being read.
         expected: &'static str,
@@ -479,7 +496,8 @@ pub enum ErrorKind {
     },
     /// The declared payload length is not the bytes the records took.
     #[error(
-        "payload length mismatch: the frame declares {declared} bytes, the records took {found}"
+        "payload length mismatch: the frame declares {}, the records took {found}",
+        bytes(.declared)
     )]
     PayloadLengthMismatch {
         /// The length in the header or trailer.
@@ -511,7 +529,8 @@ pub enum ErrorKind {
     /// complete frame, where `kiln repair` cuts the file.
     #[error(
         "truncated tail: expected a complete frame after the last good one, found {found} \
-         ({available} bytes to the end of the file)"
+         ({} to the end of the file)",
+        bytes(.available)
     )]
     TruncatedTail {
         /// What was cut: `a header`, `a payload`, `padding`, ...
@@ -554,6 +573,20 @@ pub enum ErrorKind {
 }
 
 /// The two schema texts of a [`ErrorKind::SchemaMismatch`], when known.
+/// The word for `n` things in a message: `one` if `n` is 1, else `many`.
+fn plural<N: Copy + TryInto<u64>>(n: &N, one: &'static str, many: &'static str) -> &'static str {
+    if (*n).try_into().is_ok_and(|n: u64| n == 1) {
+        one
+    } else {
+        many
+    }
+}
+
+/// A size in bytes for a message: "1 byte", "4 bytes".
+fn bytes(n: &u64) -> String {
+    format!("{n} {}", plural(n, "byte", "bytes"))
+}
+
 fn schema_texts(reader: Option<&str>, writer: Option<&str>) -> String {
     let mut out = String::new();
     if let Some(text) = reader {
@@ -777,5 +810,54 @@ impl fmt::Display for FrameField {
             FrameField::Crc32c => "crc32c",
             FrameField::TrailerCrc32c => "trailer crc32c",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorKind;
+
+    /// Sizes and counts of one take the singular, every other the plural.
+    #[test]
+    fn messages_count_in_words() {
+        let end = |needed, available| ErrorKind::UnexpectedEnd {
+            expected: "u8",
+            needed,
+            available,
+        };
+        let directory = |entries, found| ErrorKind::DirectoryLength {
+            entries,
+            needed: 1,
+            found,
+        };
+        let cases = [
+            (
+                end(1, 0),
+                "unexpected end of input: expected u8 (1 byte), found 0 bytes",
+            ),
+            (
+                end(2, 1),
+                "unexpected end of input: expected u8 (2 bytes), found 1 byte",
+            ),
+            (
+                directory(1, 2),
+                "directory length mismatch: 1 entry needs 1 byte, found 2 bytes",
+            ),
+            (
+                directory(3, 1),
+                "directory length mismatch: 3 entries need 1 byte, found 1 byte",
+            ),
+            (
+                ErrorKind::InvalidUtf8 { valid_up_to: 1 },
+                "invalid UTF-8: expected a string, found a bad sequence after 1 valid byte",
+            ),
+            (
+                ErrorKind::TrailingBytes { count: 2 },
+                "trailing bytes: expected end of input, found 2 more bytes",
+            ),
+        ];
+        for (kind, message) in cases {
+            assert_eq!(kind.to_string(), message);
+        }
     }
 }

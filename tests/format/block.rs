@@ -550,7 +550,8 @@ fn count_larger_than_input_fails_before_allocating() {
     assert_eq!(
         err.to_string(),
         // 6 bytes left, plus the zero-sized budget: as for any `seq<u64>`.
-        "count too large: the remaining input holds at most 1048582 elements, found a count of 4294967295 at byte 0"
+        "count too large: found a count of 4294967295, but the rest of the input can hold at most \
+         1048582 elements (one byte each, plus the zero-byte budget) at byte 0"
     );
     assert!(largest < 1024, "allocated {largest} bytes");
 

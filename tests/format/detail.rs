@@ -186,7 +186,7 @@ fn a_failing_stream_element_is_read_again_from_the_stream() {
         let e = kiln::from_reader::<_, Vec<Counted>>(cut).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unexpected end of input: expected i32 (4 bytes), found 1 bytes at byte 24 \
+            "unexpected end of input: expected i32 (4 bytes), found 1 byte at byte 24 \
              in [2].y"
         );
     });

@@ -278,7 +278,7 @@ fn lengths_that_are_not_whole_records_fail_as_the_element_path_does() {
     let (fast, _) = both_errors::<Vertex>(&bytes[..25], kiln::Options::new());
     assert_eq!(
         fast,
-        "unexpected end of input: expected f32 (4 bytes), found 1 bytes at byte 24 in [1].position.0"
+        "unexpected end of input: expected f32 (4 bytes), found 1 byte at byte 24 in [1].position.0"
     );
     let arrays = kiln::to_vec(&vec![[1u16; 3]; 4]).unwrap();
     let (fast, slow) = both_errors::<[u16; 3]>(&arrays[..13], kiln::Options::new());

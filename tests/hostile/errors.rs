@@ -136,7 +136,7 @@ fn invalid_utf8_points_at_the_bad_byte() {
             code: "invalid-utf8",
             offset: 5,
             path: None,
-            message: "invalid UTF-8: expected a string, found a bad sequence after 1 valid bytes \
+            message: "invalid UTF-8: expected a string, found a bad sequence after 1 valid byte \
                       at byte 5",
         },
     );
@@ -220,7 +220,7 @@ fn truncation_reports_the_value_that_could_not_be_read_whole() {
             code: "unexpected-end",
             offset: 0,
             path: None,
-            message: "unexpected end of input: expected u8 (1 bytes), found 0 bytes at byte 0",
+            message: "unexpected end of input: expected u8 (1 byte), found 0 bytes at byte 0",
         },
     );
     // A string whose bytes are cut: the offset is where its bytes begin.
@@ -252,7 +252,7 @@ fn truncation_reports_the_value_that_could_not_be_read_whole() {
             code: "unexpected-end",
             offset: 6,
             path: Some("Shape::Rect.1"),
-            message: "unexpected end of input: expected bool (1 bytes), found 0 bytes at byte 6 \
+            message: "unexpected end of input: expected bool (1 byte), found 0 bytes at byte 6 \
                       in Shape::Rect.1",
         },
     );
@@ -262,7 +262,7 @@ fn truncation_reports_the_value_that_could_not_be_read_whole() {
             code: "unexpected-end",
             offset: 9,
             path: Some("Shape::Poly.name"),
-            message: "unexpected end of input: expected string bytes (2 bytes), found 1 bytes \
+            message: "unexpected end of input: expected string bytes (2 bytes), found 1 byte \
                       at byte 9 in Shape::Poly.name",
         },
     );
@@ -284,8 +284,8 @@ fn count_too_large() {
     assert_eq!(err.offset(), Some(0));
     assert_eq!(
         err.to_string(),
-        "count too large: the remaining input holds at most 1048582 elements, \
-         found a count of 4294967295 at byte 0"
+        "count too large: found a count of 4294967295, but the rest of the input can hold at most \
+         1048582 elements (one byte each, plus the zero-byte budget) at byte 0"
     );
     // Maps too, with the path of the field.
     #[derive(Deserialize, Debug, kiln::Schema)]
@@ -300,8 +300,8 @@ fn count_too_large() {
     assert_eq!(err.path().as_deref(), Some("Index.entries"));
     assert_eq!(
         err.to_string(),
-        "count too large: the remaining input holds at most 1048576 elements, \
-         found a count of 2147483647 at byte 1 in Index.entries"
+        "count too large: found a count of 2147483647, but the rest of the input can hold at most \
+         1048576 elements (one byte each, plus the zero-byte budget) at byte 1 in Index.entries"
     );
 }
 
@@ -359,7 +359,7 @@ fn trailing_bytes() {
             code: "trailing-bytes",
             offset: 8,
             path: None,
-            message: "trailing bytes: expected end of input, found 1 more bytes at byte 8",
+            message: "trailing bytes: expected end of input, found 1 more byte at byte 8",
         },
     );
     // take_from_slice hands them back instead.
@@ -612,7 +612,7 @@ fn path_through_a_vec_of_structs() {
             code: "invalid-utf8",
             offset: 33,
             path: Some("Scene.meshes[3].name"),
-            message: "invalid UTF-8: expected a string, found a bad sequence after 1 valid bytes \
+            message: "invalid UTF-8: expected a string, found a bad sequence after 1 valid byte \
                       at byte 33 in Scene.meshes[3].name",
         },
     );

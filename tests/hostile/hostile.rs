@@ -349,8 +349,8 @@ fn zero_sized_limit_option() {
     assert_eq!(err.path().as_deref(), Some(".1"));
     assert_eq!(
         err.to_string(),
-        "count too large: the remaining input holds at most 2 elements, found a count of 3 \
-         at byte 4 in .1"
+        "count too large: found a count of 3, but the rest of the input can hold at most 2 elements \
+         (one byte each, plus the zero-byte budget) at byte 4 in .1"
     );
     // A reader runs out at the third element of the second.
     let err = opts
