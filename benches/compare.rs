@@ -10,6 +10,11 @@
 //! python3 benches/report.py          # writes docs/benchmarks.md and .svg
 //! ```
 //!
+//! `report.py --help` lists how to add the runs under cargo's default
+//! release profile and with one codegen unit (each in a target directory
+//! of its own, built with `CARGO_PROFILE_BENCH_LTO=false` and
+//! `CARGO_PROFILE_BENCH_CODEGEN_UNITS=16` or `1`).
+//!
 //! Or a part, with criterion's filter and shorter times:
 //!
 //! ```text

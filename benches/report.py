@@ -192,7 +192,8 @@ def speedup(results, dataset, direction, lib):
     return o["time"] / k["time"]
 
 
-def markdown(results, sizes, stat, when, others, release=None, release_others=None, release_args=""):
+def markdown(results, sizes, stat, when, others, release=None, release_others=None, release_args="",
+             notes=(), one_unit=None, one_unit_args=""):
     datasets = ordered({d for d, _, _ in results} | set(sizes), DATASETS)
     libs = ordered({l for _, _, l in results}, LIBS)
     peers = [l for l in libs if l != "kiln"]
@@ -211,6 +212,8 @@ def markdown(results, sizes, stat, when, others, release=None, release_others=No
     else:
         w("- Command: `cargo bench && python3 benches/report.py`")
     w(f"- Statistic: criterion's {stat} time per operation.")
+    for note in notes:
+        w("- " + note)
     w("- Throughput is the size of the **Kiln** encoding divided by the time, for every")
     w("  library, so throughputs compare exactly as times do. 1 MB = 10^6 bytes.")
     w("- Settings: bincode 2 `config::standard()` (serde API), postcard defaults, rmp-serde")
@@ -258,13 +261,41 @@ def markdown(results, sizes, stat, when, others, release=None, release_others=No
                     continue
                 kl = results.get((d, direction, "kiln"))
                 cands = [(r["time"], l) for (dd, di, l), r in release.items() if dd == d and di == direction]
-                t, fastest = min(cands)
+                t, best = min(cands)
                 cells = []
                 for p in rpeers:
                     sp = speedup(release, d, direction, p)
                     cells.append("–" if sp is None else f"{sp:.2f}×")
                 w(f"| {d} | {direction} | {fmt_time(kl['time']) if kl else '–'} | {fmt_time(k['time'])} "
-                  f"| {fastest} {fmt_time(t)} | " + " | ".join(cells) + " |")
+                  f"| {best} {fmt_time(t)} | " + " | ".join(cells) + " |")
+        w("")
+
+    if one_unit:
+        w("## With one codegen unit, without LTO\n")
+        w("Cargo's default release profile splits a crate into 16 codegen units, and serde's")
+        w("`Vec<T>` loop lands in another unit than your type's derived `deserialize`, which")
+        w("holds Kiln's inlined reading code: the compiler then calls it once per element and")
+        w("copies every value back through memory. With `codegen-units = 1` in your")
+        w("`[profile.release]` (no LTO, a slower build) the two meet in one function, as with")
+        newest = max(r["mtime"] for r in one_unit.values())
+        at = datetime.datetime.fromtimestamp(newest, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+        w("LTO. A third run, in a target directory of its own, ended " + at + " (UTC):")
+        w("`CARGO_PROFILE_BENCH_LTO=false CARGO_PROFILE_BENCH_CODEGEN_UNITS=1 cargo bench --bench compare`"
+          + (f" with `-- {one_unit_args}`" if one_unit_args else "") + ". Read rows only;")
+        w("the last column is the fastest other library of that run (its time / Kiln's).\n")
+        w("| dataset | direction | kiln, LTO | kiln, release | kiln, one unit | fastest other, one unit |")
+        w("|---|---|---:|---:|---:|---|")
+        for d in datasets:
+            for direction in DIRECTIONS:
+                k = one_unit.get((d, direction, "kiln"))
+                if not k or not direction.startswith("deserialize"):
+                    continue
+                kl = results.get((d, direction, "kiln"))
+                kr = (release or {}).get((d, direction, "kiln"))
+                f = fastest(one_unit, d, direction, set(LIBS))
+                other = "–" if not f else f"{f[1]} {fmt_time(f[0])} ({f[0] / k['time']:.2f}×)"
+                w(f"| {d} | {direction} | {fmt_time(kl['time']) if kl else '–'} "
+                  f"| {fmt_time(kr['time']) if kr else '–'} | {fmt_time(k['time'])} | {other} |")
         w("")
 
     if others:
@@ -469,6 +500,12 @@ def main():
     parser.add_argument("--release-args", default="",
                         help="the criterion options the release-profile run was given, "
                              "named in the Command line")
+    parser.add_argument("--one-unit-criterion-dir", default=None,
+                        help="criterion results of `compare` built with codegen-units = 1 and no LTO")
+    parser.add_argument("--one-unit-args", default="",
+                        help="the criterion options the one-unit run was given")
+    parser.add_argument("--note", action="append", default=[],
+                        help="a line for the list at the top (what was unusual about the runs)")
     parser.add_argument("--python", default=None,
                         help="the output of benches/python/bench.py, added as the section "
                              "'From Python'")
@@ -498,8 +535,12 @@ def main():
         if args.release_criterion_dir:
             release = load_results(args.release_criterion_dir, args.stat)
             release_others = load_others(args.release_criterion_dir, args.stat)
+        one_unit = None
+        if args.one_unit_criterion_dir:
+            one_unit = load_results(args.one_unit_criterion_dir, args.stat)
         f.write(markdown(results, sizes, args.stat, when, load_others(args.criterion_dir, args.stat),
-                         release, release_others, args.release_args))
+                         release, release_others, args.release_args, args.note, one_unit,
+                         args.one_unit_args))
         if args.python:
             with open(args.python) as py:
                 f.write(PYTHON_HEADING + py.read())
