@@ -133,7 +133,9 @@ where
 }
 
 fn check<A: Testable>(prop: A) {
-    QuickCheck::new().tests(200).quickcheck(prop);
+    QuickCheck::new()
+        .tests(crate::common::cases(200))
+        .quickcheck(prop);
 }
 
 macro_rules! int_props {
@@ -210,12 +212,18 @@ impl std::io::Write for CountWrites {
     }
 }
 
-/// The block path is really taken: one write for the whole block, one
-/// allocation of exactly the block's size for reading.
+/// The block path is really taken: one write for the whole block (on a
+/// big-endian host, one per step of 256 swapped elements), one allocation
+/// of exactly the block's size for reading.
 fn single_copy<T: Element + Serialize + DeserializeOwned>(v: Vec<T>) {
     let mut w = CountWrites(0, Vec::new());
     kiln::to_writer(&mut w, &v).unwrap();
-    assert_eq!(w.0, 2, "{}: count, then the elements at once", T::NAME);
+    let steps = if cfg!(target_endian = "little") {
+        1
+    } else {
+        v.len().div_ceil(256)
+    };
+    assert_eq!(w.0, 1 + steps, "{}: count, then the elements", T::NAME);
     let mut g = CountWrites(0, Vec::new());
     kiln::to_writer(&mut g, &Elementwise(v.clone())).unwrap();
     assert_eq!(
