@@ -457,8 +457,8 @@ pub enum RegisterError {
 /// Fixed arrays of numbers (`[f32; 3]`, `[[f64; 4]; 4]`, ...) need no
 /// registration. On a big-endian host the element path always runs, so
 /// registration has no effect and checks nothing but the size: there a
-/// record's memory is never its encoding (the test patterns would always
-/// differ), and its bytes are serde's whatever its impls do.
+/// record's memory is not its encoding (unless all its fields are bytes),
+/// and its bytes are serde's whatever its impls do.
 ///
 /// ```
 /// use serde::{Deserialize, Serialize};
