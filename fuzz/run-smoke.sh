@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Smoke run of every fuzz target: seeds the corpora, builds all targets, and
-# runs each for SMOKE_SECONDS (default 30). Fails on any crash, leak, timeout
+# runs each for SMOKE_SECONDS (default 20). Fails on any crash, leak, timeout
 # or out-of-memory. Needs rustup; installs the nightly toolchain and
 # cargo-fuzz when they are missing, so it runs from a clean clone.
 set -euo pipefail
 cd "$(dirname "$0")"
-secs="${SMOKE_SECONDS:-30}"
+secs="${SMOKE_SECONDS:-20}"
 # A fixed seed (SMOKE_SEED, default 1) makes the smoke run replay the same
 # mutations on every run, so CI passes or fails reproducibly; the long
 # exploratory runs (fuzz/README.md) use random seeds.
