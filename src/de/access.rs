@@ -68,7 +68,7 @@ impl<'a, 'de, R: Read<'de>, const D: bool> CountedAccess<'a, R, D> {
     #[inline]
     fn read_buffered<T>(
         &mut self,
-        read: impl FnOnce(&mut Decoder<WindowRead<'_>, false>) -> Result<T>,
+        read: impl FnOnce(&mut Decoder<WindowRead<'_, T>, false>) -> Result<T>,
     ) -> Option<T> {
         let (value, used) = self.de.read_buffered(self.last_len, read)?;
         self.last_len = used;

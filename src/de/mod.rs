@@ -239,7 +239,7 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
     /// An undetailed deserializer over a stream's buffered `window`, at
     /// this one's depth and with what is left of its budgets.
     #[inline(always)]
-    fn on_window<'w>(&self, window: &'w [u8]) -> Decoder<WindowRead<'w>, false> {
+    fn on_window<'w, Root>(&self, window: &'w [u8]) -> Decoder<WindowRead<'w, Root>, false> {
         Decoder {
             read: WindowRead::new(window),
             depth_left: self.depth_left,
@@ -263,7 +263,7 @@ impl<'de, R: Read<'de>, const D: bool> Decoder<R, D> {
     fn read_buffered<T>(
         &mut self,
         at_least: usize,
-        read: impl FnOnce(&mut Decoder<WindowRead<'_>, false>) -> Result<T>,
+        read: impl FnOnce(&mut Decoder<WindowRead<'_, T>, false>) -> Result<T>,
     ) -> Option<(T, usize)> {
         let window = self.read.buffered_window()?;
         if window.len() < at_least.max(1) {

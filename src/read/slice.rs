@@ -2,6 +2,8 @@
 //! and byte strings borrow from it, and a stream's buffered window
 //! ([`WindowRead`]), read as a slice on a first attempt.
 
+use std::marker::PhantomData;
+
 use super::{Read, Reference, private, trailing_bytes, unexpected_end};
 use crate::error::{Error, Result};
 
@@ -178,22 +180,33 @@ impl<'de> Read<'de> for SliceRead<'de> {
 /// window (the array directory, the end of the input) fails with
 /// [`Error::undetailed`], and the element is then read from the stream
 /// itself, with detail; so does an element that runs past the window.
-pub(crate) struct WindowRead<'w> {
+///
+/// `Root` is the type of the value tried on the window. It changes
+/// nothing at run time: it gives every window's reading code of its own,
+/// so that the reading of a nested type inside a window is called from
+/// one place only, as it is from a slice, and the compiler inlines it
+/// there as it does for a slice. Without it, the elements of a record that
+/// is read from the stream (tried one by one on the window) would share
+/// that code with the same elements inside a record read wholly from the
+/// window, and the compiler would keep it out of line for both.
+pub(crate) struct WindowRead<'w, Root> {
     inner: SliceRead<'w>,
+    root: PhantomData<fn() -> Root>,
 }
 
-impl<'w> WindowRead<'w> {
+impl<'w, Root> WindowRead<'w, Root> {
     #[inline(always)]
     pub(crate) fn new(window: &'w [u8]) -> Self {
         WindowRead {
             inner: SliceRead::new(window),
+            root: PhantomData,
         }
     }
 }
 
-impl private::Sealed for WindowRead<'_> {}
+impl<Root> private::Sealed for WindowRead<'_, Root> {}
 
-impl<'de> Read<'de> for WindowRead<'_> {
+impl<'de, Root> Read<'de> for WindowRead<'_, Root> {
     #[inline(always)]
     fn offset(&self) -> u64 {
         self.inner.offset()
