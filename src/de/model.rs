@@ -419,10 +419,10 @@ pub(crate) fn is_ascii(bytes: &[u8]) -> bool {
         };
         (u64::from_ne_bytes(*first) | u64::from_ne_bytes(*last)) & HIGH == 0
     } else if n > 0 {
-        // Bytes 0 and `n - 1`, and the six between clamped to `n - 1`.
+        // Bytes 0 to 6, each clamped to `n - 1`: at most 7 bytes, all seen.
         let last = n - 1;
-        let mut seen = bytes[0] | bytes[last];
-        for i in 1..7 {
+        let mut seen = 0;
+        for i in 0..7 {
             seen |= bytes[i.min(last)];
         }
         seen & 0x80 == 0
