@@ -26,6 +26,16 @@ mod private {
     pub trait Sealed {}
 }
 
+/// The bytes of a string or byte string ([`Read::take_counted_quiet`]),
+/// and the input from their first byte on: the bytes and what follows
+/// them, so that a short string can be checked with one whole-word load.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Counted<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) onward: &'a [u8],
+}
+
 /// A value read from the input: borrowed from it for as long as `'de`, or
 /// copied into a buffer that lives only until the next read.
 #[derive(Debug)]
@@ -89,10 +99,10 @@ pub trait Read<'de>: private::Sealed {
     /// Slices only: reads a `u32` count and that many bytes, borrowed for
     /// `'de`, failing as [`Read::read_array_quiet`] does. The common path
     /// of a string or byte string read without detail, in one step that
-    /// hands back a plain slice (`None` from readers that copy).
+    /// hands back plain slices (`None` from readers that copy).
     #[doc(hidden)]
     #[inline(always)]
-    fn take_counted_quiet(&mut self) -> Option<Result<&'de [u8]>> {
+    fn take_counted_quiet(&mut self) -> Option<Result<Counted<'de>>> {
         None
     }
 
@@ -101,7 +111,7 @@ pub trait Read<'de>: private::Sealed {
     /// enough to build an owned string from. `None` from a stream itself.
     #[doc(hidden)]
     #[inline(always)]
-    fn take_counted_held_quiet(&mut self) -> Option<Result<&[u8]>> {
+    fn take_counted_held_quiet(&mut self) -> Option<Result<Counted<'_>>> {
         None
     }
 

@@ -4,7 +4,7 @@
 
 use std::marker::PhantomData;
 
-use super::{Read, Reference, private, trailing_bytes, unexpected_end};
+use super::{Counted, Read, Reference, private, trailing_bytes, unexpected_end};
 use crate::error::{Error, Result};
 
 /// Reads from a byte slice; strings and byte strings borrow from it.
@@ -123,19 +123,22 @@ impl<'de> Read<'de> for SliceRead<'de> {
     }
 
     #[inline(always)]
-    fn take_counted_held_quiet(&mut self) -> Option<Result<&[u8]>> {
+    fn take_counted_held_quiet(&mut self) -> Option<Result<Counted<'_>>> {
         self.take_counted_quiet()
     }
 
     #[inline(always)]
-    fn take_counted_quiet(&mut self) -> Option<Result<&'de [u8]>> {
+    fn take_counted_quiet(&mut self) -> Option<Result<Counted<'de>>> {
         let Some((count, tail)) = self.rest.split_first_chunk::<4>() else {
             return Some(Err(Error::undetailed()));
         };
         match tail.split_at_checked(u32::from_le_bytes(*count) as usize) {
             Some((bytes, rest)) => {
                 self.rest = rest;
-                Some(Ok(bytes))
+                Some(Ok(Counted {
+                    bytes,
+                    onward: tail,
+                }))
             }
             None => Some(Err(Error::undetailed())),
         }
@@ -234,7 +237,7 @@ impl<'de, Root> Read<'de> for WindowRead<'_, Root> {
     }
 
     #[inline(always)]
-    fn take_counted_held_quiet(&mut self) -> Option<Result<&[u8]>> {
+    fn take_counted_held_quiet(&mut self) -> Option<Result<Counted<'_>>> {
         self.inner.take_counted_quiet()
     }
 

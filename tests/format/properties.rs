@@ -677,6 +677,24 @@ fn checked_as_std_checks(bytes: &[u8]) -> Result<(), String> {
         verdict(kiln::from_slice::<Vec<&str>>(&one).map(|v| v[0].to_owned())),
         4,
     );
+    // With 16 bytes after the string, none of them ASCII: a string of up
+    // to 16 bytes is then checked with one 16-byte load, masked to its
+    // length, and must look at none of them.
+    let mut followed = encoded.clone();
+    followed.extend_from_slice(&[0xff; 16]);
+    let followed_borrowed =
+        verdict(kiln::from_slice::<(&str, [u8; 16])>(&followed).map(|(s, _)| s.to_owned()));
+    let followed_owned = verdict(kiln::from_slice::<(String, [u8; 16])>(&followed).map(|(s, _)| s));
+    let followed_window = later(
+        verdict(
+            kiln::from_reader::<_, Vec<(String, [u8; 16])>>(Pieces::new(
+                &one_field(&followed),
+                &[1 << 16],
+            ))
+            .map(|mut v| v.remove(0).0),
+        ),
+        4,
+    );
     let mut key = one.clone();
     key.extend_from_slice(&0u32.to_le_bytes());
     let map_key = later(
@@ -707,6 +725,9 @@ fn checked_as_std_checks(bytes: &[u8]) -> Result<(), String> {
         ("streamed field", streamed_field),
         ("map key", map_key),
         ("map value", map_value),
+        ("borrowed, 16 bytes after", followed_borrowed),
+        ("owned, 16 bytes after", followed_owned),
+        ("streamed element, 16 bytes after", followed_window),
     ] {
         if got != expected {
             return Err(format!(
@@ -725,7 +746,8 @@ fn one_field(bytes: &[u8]) -> Vec<u8> {
 }
 
 /// Strings are checked as `std::str::from_utf8` checks them, whatever
-/// their length (short ones take a path of their own, word by word) and
+/// their length (short ones take paths of their own, word by word, and
+/// with one masked load where 16 bytes of input follow their start) and
 /// wherever a byte that is not ASCII falls: every length to 140 with one
 /// such byte (a lone continuation byte, a byte never valid, a whole
 /// two-byte character) at every position, then random mixtures.
