@@ -99,7 +99,8 @@ pub trait Read<'de>: private::Sealed {
     /// Slices only: reads a `u32` count and that many bytes, borrowed for
     /// `'de`, failing as [`Read::read_array_quiet`] does. The common path
     /// of a string or byte string read without detail, in one step that
-    /// hands back plain slices (`None` from readers that copy).
+    /// hands back the bytes with the input that follows them ([`Counted`]);
+    /// `None` from readers that copy.
     #[doc(hidden)]
     #[inline(always)]
     fn take_counted_quiet(&mut self) -> Option<Result<Counted<'de>>> {
