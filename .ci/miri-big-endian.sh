@@ -30,9 +30,10 @@ miri_test --test spec -- golden:: vectors_block:: vectors_batch:: vectors_values
     vectors_directory::directory_vectors
 # Left out: the tests that feed megabytes through a stream, each a minute
 # or more under Miri (the element path they compare with is the one
-# checked here), and two of half a minute that do not depend on the byte
-# order (the swap routines, which every block here runs, and what a
-# stream leaves after the records).
+# checked here), and three of half a minute or more that do not depend on
+# the byte order (the swap routines, which every block here runs, what a
+# stream leaves after the records, and records larger than a stream's
+# buffer, which a big-endian host reads element by element on both sides).
 miri_test --test format -- block:: records:: byte_arrays:: \
     roundtrip::integer_rows roundtrip::float_rows roundtrip::float_bit_patterns_are_exact \
     roundtrip::seq_rows roundtrip::struct_rows roundtrip::enum_rows roundtrip::map_rows \
@@ -46,4 +47,5 @@ miri_test --test format -- block:: records:: byte_arrays:: \
     --skip records::streamed_records_fail_as_the_element_path_at_every_kind_of_cut \
     --skip records::streams_longer_than_their_buffer_read_and_fail_as_the_element_path_does \
     --skip block::swap_routines_reverse_each_element \
-    --skip records::streamed_records_leave_what_follows_in_the_stream
+    --skip records::streamed_records_leave_what_follows_in_the_stream \
+    --skip records::streamed_records_larger_than_the_buffer_fail_as_the_element_path_does

@@ -4,4 +4,4 @@
 # the same files on every run. Corpora are not committed (.gitignore).
 set -euo pipefail
 cd "$(dirname "$0")"
-cargo +nightly run --quiet --release --example seeds
+cargo +nightly run --quiet --example seeds
