@@ -244,7 +244,7 @@ fn single_copy<T: Element + Serialize + DeserializeOwned>(v: Vec<T>) {
 #[test]
 fn block_path_is_taken_for_every_element_type() {
     // More than one 256-element step of a big-endian host, and fewer under
-    // Miri, where the element path's 1,000 writes take seconds each type.
+    // Miri, where the element path's 1,000 writes take seconds per type.
     let n = if cfg!(miri) { 300 } else { 1000 };
     single_copy((0..n).map(|i| i as u8).collect());
     single_copy((0..n).map(|i| i as i8).collect());
